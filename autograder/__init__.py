@@ -1,0 +1,1 @@
+"""Auto-grading framework for the numpy NLP assignments (``python -m autograder --help``)."""

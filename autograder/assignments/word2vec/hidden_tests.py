@@ -1,0 +1,180 @@
+"""Hidden tests of the word2vec assignment: run on Gradescope, never released to students."""
+
+from __future__ import annotations
+
+import numpy as np
+from gradescope_utils.autograder_utils.decorators import number, tags, visibility, weight
+
+from autograder.assignments.word2vec.public_tests import NAIVE_TAGS, NEG_TAGS
+from autograder.assignments.word2vec.support import (NETWORK_TAGS, LossTestsMixin, SgdTestsMixin,
+                                                     SkipgramTestsMixin, network)
+from autograder.testing import GradedTestCase
+
+
+class SoftmaxHidden(GradedTestCase):
+    question = "1a"
+
+    @weight(1)
+    @number("1a.3")
+    @tags("nn_basics.softmax")
+    @visibility("after_due_date")
+    def test_large_inputs(self):
+        """softmax is numerically stable for large inputs"""
+        for x in (np.array([1001.0, 1002.0]), np.array([[-1001.0, -1002.0], [3.0, 4.0]]),
+                  np.array([[1e4, 0.0, -1e4]])):
+            case = f"x = {x.tolist()}"
+            self.assert_close(self.call("nn_basics.softmax", x, case=case),
+                              self.ref.nn_basics.softmax(x.copy()), "softmax(x)", case=case)
+
+    @weight(1)
+    @number("1a.4")
+    @tags("nn_basics.softmax")
+    @visibility("after_due_date")
+    def test_input_untouched(self):
+        """softmax leaves its input unchanged"""
+        x = np.random.default_rng(3).standard_normal((4, 5))
+        case = "a (4, 5) matrix"
+        result = self.call_full("nn_basics.softmax", x, return_args=True, case=case)
+        self.assert_close(result.args_after[0], x, "the input x after the call", case=case, rtol=0, atol=0)
+        self.assert_close(result.value, self.ref.nn_basics.softmax(x.copy()), "softmax(x)", case=case)
+
+
+class SigmoidHidden(GradedTestCase):
+    question = "1b"
+
+    @weight(1)
+    @number("1b.3")
+    @tags("nn_basics.sigmoid")
+    @visibility("after_due_date")
+    def test_matrix_and_extremes(self):
+        """sigmoid of a matrix, including large positive and negative inputs"""
+        x = np.array([[-40.0, -5.0, 0.0], [5.0, 40.0, 0.25]])
+        case = "a (2, 3) matrix with entries up to +-40"
+        self.assert_close(self.call("nn_basics.sigmoid", x, case=case),
+                          self.ref.nn_basics.sigmoid(x.copy()), "sigmoid(x)", case=case)
+
+
+class ForwardBackwardHidden(GradedTestCase):
+    question = "1c"
+
+    @weight(2)
+    @number("1c.3")
+    @tags("nn_basics.forward_backward_prop", *NETWORK_TAGS)
+    @visibility("after_due_date")
+    def test_other_sizes(self):
+        """cost and gradient of a wider network on a larger batch"""
+        dims, n = [6, 8, 4], 20
+        case = f"{n} examples, dimensions {dims}"
+        X, labels, params = network(dims, n, 11)
+        args = [X, labels, params, dims]
+        cost, grad = self.unpack(self.call("nn_basics.forward_backward_prop", *args, case=case), 2,
+                                 "forward_backward_prop", case=case)
+        expected = self.ref.nn_basics.forward_backward_prop(X.copy(), labels.copy(), params.copy(), dims)
+        self.assert_close(cost, expected[0], "cost", case=case)
+        self.assert_gradient("nn_basics.forward_backward_prop", args, 2, grad=grad,
+                             expected_grad=expected[1], loss=cost, expected_loss=expected[0],
+                             what="grad (flat, like params)", case=case)
+
+
+class InputGradientHidden(GradedTestCase):
+    question = "1d"
+
+    @weight(1.5)
+    @number("1d.2")
+    @tags("nn_basics.input_gradient", *NETWORK_TAGS)
+    @visibility("after_due_date")
+    def test_larger(self):
+        """gradient with respect to X for a larger network and batch"""
+        dims, n = [7, 6, 5], 12
+        case = f"{n} examples, dimensions {dims}"
+        X, labels, params = network(dims, n, 21)
+        got = self.call("nn_basics.input_gradient", X, labels, params, dims, case=case)
+        expected = self.ref.nn_basics.input_gradient(X.copy(), labels.copy(), params.copy(), dims)
+        self.assert_close(got, expected, "dJ/dX", case=case, rows=True)
+
+
+class Word2vecSigmoidHidden(GradedTestCase):
+    question = "2a"
+
+    @weight(0.5)
+    @number("2a.2")
+    @tags("word2vec.sigmoid")
+    @visibility("after_due_date")
+    def test_matrix(self):
+        """sigmoid of a matrix"""
+        x = np.random.default_rng(4).standard_normal((3, 4)) * 3
+        case = "a (3, 4) matrix"
+        self.assert_close(self.call("word2vec.sigmoid", x, case=case),
+                          self.ref.word2vec.sigmoid(x.copy()), "sigmoid(x)", case=case)
+
+
+class NaiveSoftmaxHidden(LossTestsMixin):
+    question = "2b"
+    target = "word2vec.naive_softmax_loss_and_gradient"
+
+    @weight(1.5)
+    @number("2b.4")
+    @tags(*NAIVE_TAGS)
+    @visibility("after_due_date")
+    def test_large_scores(self):
+        """naive softmax with 12 words, d = 6 and large scores (needs a stable softmax)"""
+        for part in ("loss", "center", "outside"):
+            self.loss_case(12, 6, 31, part, "12 words, d = 6, vectors scaled by 30", scale=30.0)
+
+
+class NegativeSamplingHidden(LossTestsMixin):
+    question = "2c"
+    target = "word2vec.neg_sampling_loss_and_gradient"
+
+    @weight(1.5)
+    @number("2c.4")
+    @tags(*NEG_TAGS)
+    @visibility("after_due_date")
+    def test_many_repeats(self):
+        """negative sampling when one negative is drawn many times, K = 6"""
+        script = [3, 3, 0, 3, 3, 7, 3, 5]  # the outside word for seed 41 is never 3
+        for part in ("loss", "center", "outside"):
+            self.loss_case(8, 4, 41, part, "8 words, d = 4, K = 6, word 3 drawn 5 times",
+                           samples=script, K=6)
+
+
+class SkipgramHidden(SkipgramTestsMixin):
+    question = "2d"
+
+    @weight(2)
+    @number("2d.3")
+    @tags("word2vec.skipgram")
+    @visibility("after_due_date")
+    def test_repeats_and_center(self):
+        """skip-gram when outside words repeat and include the center word itself"""
+        self.check_skipgram_values(6, 4, "d", ["a", "d", "b", "a", "f", "d"], 52,
+                                   case="center 'd', outside a d b a f d")
+
+    @weight(1)
+    @number("2d.4")
+    @tags("word2vec.skipgram")
+    @visibility("after_due_date")
+    def test_larger_vocabulary(self):
+        """skip-gram with 12 words and d = 5"""
+        self.check_skipgram_values(12, 5, "k", ["h", "i", "j", "l"], 53, case="12 words, center 'k'")
+
+
+class SgdHidden(SgdTestsMixin):
+    question = "3"
+
+    @weight(2)
+    @number("3.2")
+    @tags("sgd.sgd")
+    @visibility("after_due_date")
+    def test_array(self):
+        """sgd minimises a quadratic of an array"""
+        self.sgd_case([1.0, -2.0, 0.5], np.array([0.0, 0.0, 3.0]), 0.05, 80,
+                      case="f(x) = |x - (1, -2, 0.5)|^2 from (0, 0, 3), step 0.05")
+
+    @weight(1)
+    @number("3.3")
+    @tags("sgd.sgd")
+    @visibility("after_due_date")
+    def test_steep(self):
+        """sgd follows the exact trajectory on a steep quadratic"""
+        self.sgd_case(-1.0, 2.0, 0.2, 7, case="f(x) = 2 (x + 1)^2 from x0 = 2, step 0.2, 7 steps", scale=2.0)

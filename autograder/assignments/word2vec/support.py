@@ -1,0 +1,99 @@
+"""Grader-side helpers shared by the public and hidden word2vec tests: seeded inputs and the
+checks that several tests repeat. Public, so it must not hold expected values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.protocol import FixtureRef
+from autograder.testing import GradedTestCase
+
+NETWORK_TAGS = ("nn_basics.softmax", "nn_basics.sigmoid", "nn_basics.sigmoid_grad")
+WORDS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def network(dims: list[int], n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inputs X (n, Dx), one-hot labels (n, Dy) and flat params of a [Dx, H, Dy] network."""
+    rng = np.random.default_rng(seed)
+    dx, h, dy = dims
+    X = rng.standard_normal((n, dx))
+    labels = np.zeros((n, dy))
+    labels[np.arange(n), rng.integers(0, dy, n)] = 1.0
+    params = 0.5 * rng.standard_normal(dx * h + h + h * dy + dy)
+    return X, labels, params
+
+
+def vectors(n_words: int, dim: int, seed: int, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, int]:
+    """A center vector (dim,), outside vectors (n_words, dim) and an outside word index."""
+    rng = np.random.default_rng(seed)
+    return (scale * rng.standard_normal(dim), scale * rng.standard_normal((n_words, dim)),
+            int(rng.integers(n_words)))
+
+
+class LossTestsMixin(GradedTestCase):
+    """Checks of a word2vec loss: its value, the center gradient, the outside gradient."""
+
+    target = ""
+
+    def loss_case(self, n_words: int, dim: int, seed: int, part: str, case: str, scale: float = 1.0,
+                  samples: list[int] | None = None, K: int = 10) -> None:
+        v_c, U, o = vectors(n_words, dim, seed, scale)
+        if samples is not None:
+            samples = [s for s in samples]  # the outside word is in the script on purpose: redrawn
+        extra = (K,) if samples is not None else ()
+
+        def dataset():
+            return FixtureRef("ScriptedDataset", (n_words, samples)) if samples is not None else None
+
+        ref_dataset = self.fixtures.ScriptedDataset(n_words, samples) if samples is not None else None
+        function = getattr(self.ref.word2vec, self.target.split(".")[1])
+        expected = function(v_c.copy(), o, U.copy(), ref_dataset, *extra)
+        args = [v_c, o, U, dataset(), *extra]
+        loss, grad_center, grad_outside = self.unpack(
+            self.call(self.target, *args, case=case), 3, self.target, case=case)
+        if part == "loss":
+            self.assert_close(loss, expected[0], "loss", case=case)
+        elif part == "center":
+            self.assert_gradient(self.target, args, 0, grad=grad_center, expected_grad=expected[1],
+                                 loss=loss, expected_loss=expected[0], what="grad_center_vec", case=case)
+        else:
+            self.assert_gradient(self.target, args, 2, grad=grad_outside, expected_grad=expected[2],
+                                 loss=loss, expected_loss=expected[0], what="grad_outside_vecs",
+                                 case=case, rows=True)
+
+
+class SkipgramTestsMixin(GradedTestCase):
+    def skipgram_case(self, n_words: int, dim: int, center: str, outside: list[str], seed: int,
+                      case: str) -> tuple:
+        """Runs the student's and the reference's skipgram with the probe loss."""
+        rng = np.random.default_rng(seed)
+        word2ind = {w: i for i, w in enumerate(WORDS[:n_words])}
+        V = rng.standard_normal((n_words, dim))
+        U = rng.standard_normal((n_words, dim))
+        probe = self.fixtures.ProbeLoss()
+        expected = self.ref.word2vec.skipgram(center, 3, list(outside), word2ind, V.copy(), U.copy(),
+                                              None, probe)
+        result = self.call_full("word2vec.skipgram", center, 3, list(outside), word2ind, V, U, None,
+                                FixtureRef("ProbeLoss", id="loss"), case=case)
+        got = self.unpack(result.value, 3, "skipgram", case=case)
+        return got, expected, result.fixtures["loss"], probe.report(), V[word2ind[center]]
+
+    def check_skipgram_values(self, *spec, case: str) -> None:
+        got, expected, _, _, _ = self.skipgram_case(*spec, case=case)
+        self.assert_close(got[0], expected[0], "loss", case=case)
+        self.assert_close(got[1], expected[1], "grad_center_vecs", case=case, rows=True)
+        self.assert_close(got[2], expected[2], "grad_outside_vectors", case=case, rows=True)
+
+
+class SgdTestsMixin(GradedTestCase):
+    def sgd_case(self, target, x0, step: float, iterations: int, case: str, scale: float = 1.0):
+        expected_f = self.fixtures.Quadratic(target, scale)
+        expected = self.ref.sgd.sgd(expected_f, x0 if np.isscalar(x0) else np.array(x0, dtype=float),
+                                    step, iterations, use_saved=False, print_every=None)
+        result = self.call_full("sgd.sgd", FixtureRef("Quadratic", (target, scale), id="f"), x0, step,
+                                iterations, use_saved=False, print_every=None, case=case)
+        self.assert_close(result.value, expected, "final x", case=case, rtol=1e-7, atol=1e-10)
+        calls = result.fixtures["f"]["calls"]
+        if calls != expected_f.calls:
+            self.fail(f"sgd [{case}]: called f {calls} times for {iterations} iterations, "
+                      f"expected {expected_f.calls} (once per iteration)")

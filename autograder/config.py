@@ -1,0 +1,150 @@
+"""The one place where an assignment's questions, points, time limits and files are declared.
+
+Each assignment has ``autograder/assignments/<name>/config.yaml``, validated by
+:class:`AssignmentConfig`. A config whose points do not add up, whose ids repeat, or that names a
+missing file is rejected with a message that says what to fix.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
+HiddenVisibility = Literal["hidden", "after_due_date", "after_published"]
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_ROOT.parent
+_QUESTION_ID = re.compile(r"^[0-9]+[a-z]?$")
+
+
+class ConfigError(Exception):
+    """An assignment config or test suite is inconsistent; the message says what to change."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Limits(_Strict):
+    """Resource limits of the worker process that runs student code."""
+
+    memory_mb: int = Field(1024, ge=128, description="address-space limit of the worker")
+    file_size_mb: int = Field(256, ge=1, description="largest file (or captured output) it may write")
+    processes: int = Field(32, ge=1, description="extra processes and threads it may start")
+    open_files: int = Field(256, ge=16)
+    reply_mb: int = Field(64, ge=1, description="largest reply (return values) accepted from it")
+    output_kb: int = Field(8, ge=1, description="printed output kept per call in the feedback")
+
+
+class Question(_Strict):
+    id: str = Field(description="short id such as '2b'; test numbers start with it")
+    title: str
+    points: float = Field(gt=0)
+    time_limit: float = Field(30.0, gt=0, le=600, description="seconds for all of its calls together")
+    visibility: Visibility = Field("visible", description="Gradescope visibility of its public tests")
+    hidden_visibility: HiddenVisibility = Field(
+        "after_due_date", description="Gradescope visibility of its hidden tests")
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not _QUESTION_ID.match(value):
+            raise ValueError(f"question id {value!r} must look like '1', '2b' (digits, optional letter)")
+        return value
+
+
+class AssignmentConfig(_Strict):
+    name: str
+    title: str
+    total_points: float = Field(gt=0)
+    submission_files: list[str] = Field(min_length=1, description="files students submit")
+    support_files: list[str] = Field(
+        default_factory=list,
+        description="files or folders of the starter bundle the student's code needs (given helpers)")
+    release_exclude: list[str] = Field(
+        default_factory=list, description="glob patterns of solutions/ files that are never released")
+    limits: Limits = Limits()
+    questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "AssignmentConfig":
+        ids = [q.id for q in self.questions]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"question ids repeat: {', '.join(duplicates)}")
+        total = sum(q.points for q in self.questions)
+        if not math.isclose(total, self.total_points, abs_tol=1e-9):
+            raise ValueError(f"question points add up to {total:g}, but total_points is "
+                             f"{self.total_points:g}; change one of them")
+        return self
+
+    def question(self, question_id: str) -> Question:
+        for question in self.questions:
+            if question.id == question_id:
+                return question
+        raise KeyError(question_id)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """An assignment's config plus where its parts live."""
+
+    config: AssignmentConfig
+    root: Path
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def package(self) -> str:
+        return f"autograder.assignments.{self.name}"
+
+    @property
+    def fixtures_module(self) -> str:
+        return f"{self.package}.fixtures"
+
+    @property
+    def test_modules(self) -> dict[str, str]:
+        return {"public": f"{self.package}.public_tests", "hidden": f"{self.package}.hidden_tests"}
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.root / "solutions" / self.name
+
+    @property
+    def starter_dir(self) -> Path:
+        return self.root / "assignment" / self.name
+
+
+def available_assignments() -> list[str]:
+    base = PACKAGE_ROOT / "assignments"
+    return sorted(p.parent.name for p in base.glob("*/config.yaml"))
+
+
+def load_config(path: Path) -> AssignmentConfig:
+    try:
+        data = yaml.safe_load(path.read_text())
+        return AssignmentConfig.model_validate(data)
+    except FileNotFoundError:
+        raise ConfigError(f"no config at {path}") from None
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise ConfigError(f"invalid assignment config {path}:\n{exc}") from None
+
+
+def load_assignment(name: str, root: Path | None = None) -> Assignment:
+    """The assignment called ``name``; ``root`` holds ``solutions/`` and ``assignment/``."""
+    known = available_assignments()
+    if name not in known:
+        raise ConfigError(f"unknown assignment {name!r}; choose one of: {', '.join(known) or 'none'}")
+    config = load_config(PACKAGE_ROOT / "assignments" / name / "config.yaml")
+    if config.name != name:
+        raise ConfigError(f"assignments/{name}/config.yaml says name: {config.name!r}; they must agree")
+    return Assignment(config=config, root=(root or REPO_ROOT).resolve())

@@ -1,0 +1,118 @@
+"""Grades one submission: the trusted side of the trust boundary, end to end.
+
+For each question of the config, a fresh worker (with that question's time budget) runs the student's
+code; the tests in this process compare its raw outputs with the reference. The assembled results
+always list every declared question with its full points, whatever happened.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+from autograder.config import Assignment, AssignmentConfig
+from autograder.reference import load_reference
+from autograder.results import GradescopeResults, TestResult
+from autograder.runner import collect_tests, run_tests
+from autograder.sandbox import WorkerSession, WorkerSpec
+from autograder.submission import locate
+
+
+@dataclass(frozen=True)
+class QuestionSummary:
+    id: str
+    title: str
+    score: float
+    max_score: float
+    reason: str
+
+    @property
+    def status(self) -> str:
+        if self.score >= self.max_score - 1e-9:
+            return "passed"
+        return "partial" if self.score > 0 else "failed"
+
+
+def question_of(number: str) -> str:
+    return number.split(".", 1)[0]
+
+
+def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> WorkerSpec:
+    """The files a worker gets: the student's, plus the starter's given support files."""
+    files = dict(student_files)
+    for name in assignment.config.support_files:
+        files[name] = assignment.starter_dir / name
+    return WorkerSpec(files=files, fixtures_module=assignment.fixtures_module,
+                      limits=assignment.config.limits)
+
+
+def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
+          reference: SimpleNamespace | None = None) -> GradescopeResults:
+    started = time.monotonic()
+    config = assignment.config
+    submission = locate(submission_dir, config.submission_files)
+    tests = collect_tests(assignment, include_hidden=include_hidden)
+    if reference is None:
+        reference = load_reference(assignment.solution_dir, module_names(config))
+    fixtures = importlib.import_module(assignment.fixtures_module)
+    spec = worker_spec(assignment, submission.found)
+    rows: list[dict] = []
+    for question in config.questions:
+        with WorkerSession(spec, question.time_limit, question.id) as worker:
+            rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
+                                                   "fixtures": fixtures})
+    return assemble(config, rows, output=submission.note, seconds=time.monotonic() - started,
+                    include_hidden=include_hidden)
+
+
+def module_names(config: AssignmentConfig) -> list[str]:
+    return [Path(name).stem for name in config.submission_files if name.endswith(".py")]
+
+
+def assemble(config: AssignmentConfig, rows: list[dict], *, output: str = "", seconds: float = 0.0,
+             include_hidden: bool = True) -> GradescopeResults:
+    """Validated results in which every question carries exactly its declared points."""
+    tests = [TestResult.model_validate(row) for row in rows]
+    for question in config.questions:
+        mine = [t for t in tests if question_of(t.number) == question.id]
+        declared = sum(t.max_score for t in mine)
+        if declared > question.points + 1e-9:
+            raise AssertionError(f"question {question.id}: tests are worth {declared:g} points, "
+                                 f"more than its {question.points:g}")
+        if include_hidden and declared < question.points - 1e-9:
+            tests.append(TestResult(
+                name=f"{question.title}: tests that did not run", number=f"{question.id}.999",
+                score=0.0, max_score=question.points - declared, status="failed",
+                output="These points could not be graded (a test did not report a result).",
+                visibility=question.visibility))
+    return GradescopeResults(score=sum(t.score for t in tests), execution_time=round(seconds, 3),
+                             output=output, tests=tests)
+
+
+def fallback_results(config: AssignmentConfig, reason: str, seconds: float = 0.0) -> GradescopeResults:
+    """What is written when grading could not run at all: every question, zero, and why."""
+    tests = [TestResult(name=f"{q.title}", number=f"{q.id}.0", score=0.0, max_score=q.points,
+                        status="failed", output=reason, visibility=q.visibility)
+             for q in config.questions]
+    return GradescopeResults(score=0.0, execution_time=round(seconds, 3),
+                             output="The autograder could not grade this submission:\n" + reason,
+                             tests=tests)
+
+
+def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[QuestionSummary]:
+    summaries = []
+    for question in config.questions:
+        mine = [t for t in results.tests if question_of(t.number) == question.id]
+        failing = [t for t in mine if t.status == "failed"]
+        reason = ""
+        if failing:
+            first_line = next((line for line in failing[0].output.splitlines() if line.strip()), "")
+            reason = first_line.strip()
+        score = math.fsum(t.score for t in mine)
+        summaries.append(QuestionSummary(question.id, question.title, score,
+                                         math.fsum(t.max_score for t in mine), reason))
+    return summaries

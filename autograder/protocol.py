@@ -1,0 +1,270 @@
+"""Wire format between the trusted grader and the untrusted worker.
+
+A message is a JSON document plus a list of numpy arrays in ``.npy`` format, framed as::
+
+    b"AGW1" | u64 json length | json bytes | u32 array count | (u64 length | npy bytes)*
+
+Nothing is ever pickled: arrays are written and read with ``allow_pickle=False``, and every other
+value is plain JSON with a few tagged objects (tuples, dicts, non-finite floats, fixtures). This module
+is imported by both sides, so it must stay free of grader-only imports.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import select
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+MAGIC = b"AGW1"
+_U64 = struct.Struct(">Q")
+_U32 = struct.Struct(">I")
+
+# dtype kinds that round-trip through .npy without pickle and mean something numerically
+# (bool, signed, unsigned, float, complex) plus unicode strings for token lists.
+_ARRAY_KINDS = frozenset("biufcU")
+_REPR_LIMIT = 200
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a well-formed message."""
+
+
+class MessageTooLarge(ProtocolError):
+    """A message exceeds the size cap; the sender is misbehaving or returned a huge value."""
+
+
+class PeerClosed(ProtocolError):
+    """The other end of the pipe is gone (the worker exited or was killed)."""
+
+
+class ReadTimeout(ProtocolError):
+    """No complete message arrived before the deadline."""
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value the worker could not encode (an arbitrary object); only its type and repr travel."""
+
+    type_name: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"<{self.type_name}: {self.text}>"
+
+
+@dataclass(frozen=True)
+class FixtureRef:
+    """Asks the worker to build ``name(*args, **kwargs)`` from the assignment's public fixtures."""
+
+    name: str
+    args: tuple = ()
+    kwargs: dict | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class StudentRef:
+    """Asks the worker to pass the student's own ``module.attribute`` (for example a loss function)."""
+
+    target: str
+
+
+# ----------------------------------------------------------------------------------------------
+# values <-> JSON + arrays
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # a hostile __repr__ must not break encoding
+        text = f"<repr failed: {type(exc).__name__}>"
+    return text if len(text) <= _REPR_LIMIT else text[: _REPR_LIMIT - 3] + "..."
+
+
+def _encode_float(x: float) -> Any:
+    if math.isfinite(x):
+        return x
+    return {"$float": "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+
+
+class Encoder:
+    """Turns a value into JSON-able data, collecting arrays on the side."""
+
+    def __init__(self) -> None:
+        self.arrays: list[np.ndarray] = []
+
+    def encode(self, value: Any, depth: int = 0) -> Any:
+        if depth > 64:
+            return {"$opaque": {"type": "nesting", "text": "nested more than 64 levels"}}
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, np.ndarray):
+            return self._encode_array(value)
+        if isinstance(value, np.generic):
+            return self._encode_numpy_scalar(value)
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return _encode_float(float(value))
+        if isinstance(value, tuple):
+            return {"$tuple": [self.encode(v, depth + 1) for v in value]}
+        if isinstance(value, list):
+            return [self.encode(v, depth + 1) for v in value]
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return {"$dict": {k: self.encode(v, depth + 1) for k, v in value.items()}}
+        if isinstance(value, FixtureRef):
+            return {"$fixture": {"name": value.name, "args": self.encode(list(value.args), depth + 1),
+                                 "kwargs": self.encode(dict(value.kwargs or {}), depth + 1),
+                                 "id": value.id}}
+        if isinstance(value, StudentRef):
+            return {"$student": value.target}
+        return {"$opaque": {"type": type(value).__qualname__, "text": _short_repr(value)}}
+
+    def _encode_array(self, value: np.ndarray) -> Any:
+        base = np.asarray(value)  # a subclass (np.matrix, masked array) travels as its plain data
+        if base.dtype.kind not in _ARRAY_KINDS:
+            return {"$opaque": {"type": f"ndarray[{base.dtype}]",
+                                "text": f"array of dtype {base.dtype}, shape {base.shape}"}}
+        tag: dict[str, Any] = {"$array": len(self.arrays)}
+        if type(value) is not np.ndarray:
+            tag["subclass"] = type(value).__qualname__
+        self.arrays.append(np.ascontiguousarray(base))
+        return tag
+
+    def _encode_numpy_scalar(self, value: np.generic) -> Any:
+        if isinstance(value, np.bool_):
+            return bool(value)
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating):
+            return _encode_float(float(value))
+        return self._encode_array(np.asarray(value))
+
+
+class Decoder:
+    """The inverse of :class:`Encoder`; fixtures and student references are resolved by callbacks."""
+
+    def __init__(self, arrays: list[np.ndarray],
+                 fixture: Callable[[str, list, dict, str | None], Any] | None = None,
+                 student: Callable[[str], Any] | None = None) -> None:
+        self.arrays = arrays
+        self.fixture = fixture
+        self.student = student
+
+    def decode(self, data: Any) -> Any:
+        if isinstance(data, list):
+            return [self.decode(v) for v in data]
+        if not isinstance(data, dict):
+            return data
+        if len(data) not in (1, 2):
+            raise ProtocolError("malformed tagged value")
+        if "$array" in data:
+            index = data["$array"]
+            if not isinstance(index, int) or not 0 <= index < len(self.arrays):
+                raise ProtocolError("array reference out of range")
+            return self.arrays[index]
+        ((tag, body),) = data.items()
+        if tag == "$tuple":
+            return tuple(self.decode(v) for v in body)
+        if tag == "$dict":
+            return {str(k): self.decode(v) for k, v in body.items()}
+        if tag == "$float":
+            return float(body)
+        if tag == "$opaque":
+            return Opaque(str(body.get("type", "?")), str(body.get("text", ""))[:_REPR_LIMIT])
+        if tag == "$fixture" and self.fixture is not None:
+            return self.fixture(body["name"], self.decode(body["args"]), self.decode(body["kwargs"]),
+                                body.get("id"))
+        if tag == "$student" and self.student is not None:
+            return self.student(body)
+        raise ProtocolError(f"unexpected tag {tag!r}")
+
+
+# ----------------------------------------------------------------------------------------------
+# framing
+
+
+def pack(document: dict, arrays: list[np.ndarray]) -> bytes:
+    body = json.dumps(document, allow_nan=False, separators=(",", ":")).encode()
+    parts = [MAGIC, _U64.pack(len(body)), body, _U32.pack(len(arrays))]
+    for array in arrays:
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        blob = buffer.getvalue()
+        parts += [_U64.pack(len(blob)), blob]
+    return b"".join(parts)
+
+
+def encode_message(document: dict, payload: Any = None, key: str = "value") -> bytes:
+    """Pack ``document`` with ``payload`` encoded under ``key``."""
+    encoder = Encoder()
+    document = dict(document)
+    document[key] = encoder.encode(payload)
+    return pack(document, encoder.arrays)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class FrameReader:
+    """Reads framed messages from a file descriptor with a size cap and an optional deadline."""
+
+    def __init__(self, fd: int, max_bytes: int) -> None:
+        self.fd = fd
+        self.max_bytes = max_bytes
+
+    def read(self, deadline: float | None = None) -> tuple[dict, list[np.ndarray]]:
+        budget = [self.max_bytes]
+        if self._exact(4, deadline, budget) != MAGIC:
+            raise ProtocolError("message does not start with the protocol marker")
+        body = self._exact(self._length(_U64, deadline, budget), deadline, budget)
+        try:
+            document = json.loads(body)
+        except ValueError as exc:
+            raise ProtocolError(f"message is not valid JSON: {exc}") from None
+        if not isinstance(document, dict):
+            raise ProtocolError("message is not a JSON object")
+        count = self._length(_U32, deadline, budget)
+        arrays = []
+        for _ in range(count):
+            blob = self._exact(self._length(_U64, deadline, budget), deadline, budget)
+            try:
+                arrays.append(np.load(io.BytesIO(blob), allow_pickle=False))
+            except ValueError as exc:
+                raise ProtocolError(f"array is not a valid .npy without pickle: {exc}") from None
+        return document, arrays
+
+    def _length(self, fmt: struct.Struct, deadline: float | None, budget: list[int]) -> int:
+        (value,) = fmt.unpack(self._exact(fmt.size, deadline, budget))
+        if value > budget[0]:
+            raise MessageTooLarge(f"message larger than the cap of {self.max_bytes} bytes")
+        return value
+
+    def _exact(self, n: int, deadline: float | None, budget: list[int]) -> bytes:
+        budget[0] -= n
+        if budget[0] < 0:
+            raise MessageTooLarge(f"message larger than the cap of {self.max_bytes} bytes")
+        chunks = []
+        while n:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                    raise ReadTimeout("no answer before the deadline")
+            chunk = os.read(self.fd, min(n, 1 << 20))
+            if not chunk:
+                raise PeerClosed("the other side closed the channel")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)

@@ -1,0 +1,34 @@
+"""Loads the reference solution into the grader process, trusted and isolated by name.
+
+The reference modules have the same names as the student's (``word2vec``, ``utils``...), and two
+assignments may both have a ``utils`` package. They are imported with their folder first on
+``sys.path`` and removed from ``sys.modules`` afterwards, so nothing else resolves to them by name;
+the returned namespace keeps them alive.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from autograder.config import ConfigError
+
+
+def load_reference(directory: Path, module_names: list[str]) -> SimpleNamespace:
+    directory = Path(directory).resolve()
+    if not directory.is_dir():
+        raise ConfigError(f"reference solution folder {directory} is missing; grading needs the "
+                          "solutions/ folder next to autograder/ (is this a student bundle?)")
+    before = set(sys.modules)
+    sys.path.insert(0, str(directory))
+    try:
+        modules = {name: importlib.import_module(name) for name in module_names}
+    finally:
+        sys.path.remove(str(directory))
+        for name in set(sys.modules) - before:
+            origin = getattr(sys.modules[name], "__file__", None) or ""
+            if Path(origin).resolve().is_relative_to(directory):
+                del sys.modules[name]
+    return SimpleNamespace(**modules)

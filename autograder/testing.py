@@ -1,0 +1,103 @@
+"""The base class of every graded test, and the helpers tests use to call student code.
+
+Tests are ``unittest`` methods decorated with gradescope-utils (``weight``, ``number``, ``tags``,
+``visibility``, ``partial_credit``). They run in the grader: inputs are built here, student code runs
+in the worker via :meth:`GradedTestCase.call`, expected values come from the reference
+(``self.ref``), and every verdict is an assertion made here.
+"""
+
+from __future__ import annotations
+
+import unittest
+from types import ModuleType, SimpleNamespace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from autograder import checks
+from autograder.sandbox import CallResult, StudentCodeError, WorkerSession
+
+GRADIENT_H = 1e-4
+
+
+class GradedTestCase(unittest.TestCase):
+    """Subclass per question and set ``question`` to its id (``"2b"``)."""
+
+    question: ClassVar[str] = ""
+
+    # Attached to every test instance by the runner before it runs (see autograder.runner).
+    worker: WorkerSession
+    ref: SimpleNamespace
+    fixtures: ModuleType
+
+    def setUp(self) -> None:
+        self.student_output: list[str] = []
+
+    # -- calling the student's code -------------------------------------------------------------
+
+    def call_full(self, target: str, *args: Any, case: str, **kwargs: Any) -> CallResult:
+        """Run ``target`` in the worker; a failure there fails this test with a clear message."""
+        try:
+            result = self.worker.call(target, *args, **kwargs)
+        except StudentCodeError as error:
+            self._keep_output(target, error.output)
+            self.fail(f"{_label(target)} [{case}]: {error}")
+        self._keep_output(target, result.output)
+        return result
+
+    def call(self, target: str, *args: Any, case: str, **kwargs: Any) -> Any:
+        return self.call_full(target, *args, case=case, **kwargs).value
+
+    def _keep_output(self, target: str, output: str) -> None:
+        if output.strip():
+            self.student_output.append(f"--- printed by {_label(target)} ---\n{output.rstrip()}")
+
+    # -- judging ----------------------------------------------------------------------------------
+
+    def assert_close(self, actual: Any, expected: Any, what: str, *, case: str, rows: bool = False,
+                     rtol: float = 1e-5, atol: float = 1e-7) -> np.ndarray:
+        return checks.assert_close(actual, expected, f"{what} [{case}]", rtol=rtol, atol=atol, rows=rows)
+
+    def unpack(self, value: Any, count: int, what: str, *, case: str) -> Any:
+        return checks.unpack(value, count, f"{what} [{case}]")
+
+    def assert_gradient(self, target: str, args: list, wrt: int, *, grad: Any, expected_grad: Any,
+                        loss: Any, expected_loss: float, what: str, case: str,
+                        rtol: float = 1e-5, atol: float = 1e-7, rows: bool = False) -> None:
+        """The student's gradient ``grad`` w.r.t. ``args[wrt]`` equals the reference's.
+
+        When it does not, the message tells the student whether the gradient at least matches
+        centred differences of their own loss (then the loss is the thing to fix) or not (then
+        the gradient formula is wrong), and whether their loss itself is right.
+        """
+        label = f"{what} [{case}]"
+        try:
+            checks.assert_close(grad, expected_grad, label, rtol=rtol, atol=atol, rows=rows)
+            return
+        except AssertionError as mismatch:
+            verdict = str(mismatch)
+        loss_right = checks.is_close(loss, expected_loss, rtol=rtol, atol=atol)
+        shape = np.shape(np.asarray(args[wrt]))
+        try:
+            losses = self.worker.call("probes:perturbed_losses", target, args, wrt, GRADIENT_H).value
+            numerical = checks.centred_differences(losses, GRADIENT_H, shape)
+            analytic = checks.as_numeric(grad, label).reshape(shape)
+        except (StudentCodeError, AssertionError, ValueError, TypeError):
+            self.fail(verdict)
+        error = checks.relative_error(numerical, analytic)
+        if error.max() <= 1e-5:
+            hint = ("It does match centred differences of your own loss"
+                    + (", and your loss is right here, so look at how the inputs are used."
+                       if loss_right else ", but your loss is wrong: fix the loss first."))
+        else:
+            index = np.unravel_index(int(np.argmax(error)), shape)
+            where = tuple(int(i) for i in index)
+            hint = (f"It does not match centred differences of your own loss either (relative "
+                    f"error {error.max():.3g} at index {where[0] if len(where) == 1 else where}), "
+                    f"so the gradient formula is wrong"
+                    + ("; your loss is right." if loss_right else "; your loss is wrong too."))
+        self.fail(f"{verdict}\n{hint}")
+
+
+def _label(target: str) -> str:
+    return target.split(":", 1)[-1] if target.startswith("fixtures:") else target

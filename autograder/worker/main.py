@@ -1,0 +1,173 @@
+"""The untrusted side: imports the student's modules and runs requested calls.
+
+Started by :mod:`autograder.sandbox` as ``python -I -c ...`` in a scratch folder that holds only the
+student's files and the assignment's given support files. It reads requests from one pipe and answers
+on another; it reports raw outputs and exceptions, never verdicts. Student output goes to the file the
+grader attached as stdout/stderr.
+
+Importable without numpy-heavy grader code: it touches only :mod:`autograder.protocol` and the
+assignment's public fixtures module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import sys
+import traceback
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from autograder.worker import probes
+from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, PeerClosed, pack, write_all
+
+_MAX_REQUEST_BYTES = 1 << 30
+_TRACEBACK_LIMIT = 4000
+
+
+class StudentModules:
+    """Lazy access to the student's modules, remembering a failed import instead of retrying it."""
+
+    def __init__(self, scratch: str) -> None:
+        self.scratch = scratch
+        self._failed: dict[str, dict] = {}
+
+    def module(self, name: str) -> ModuleType:
+        if name in self._failed:
+            raise _ReportedError(self._failed[name])
+        if not os.path.exists(os.path.join(self.scratch, name + ".py")):
+            error = {"kind": "missing_file", "module": name,
+                     "message": f"{name}.py is not in your submission"}
+            self._failed[name] = error
+            raise _ReportedError(error)
+        try:
+            return importlib.import_module(name)
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt at import included
+            error = {"kind": "import_error", "module": name, **_describe(exc, self.scratch)}
+            self._failed[name] = error
+            raise _ReportedError(error) from None
+
+    def attr(self, target: str) -> Any:
+        """``"module.name"`` or ``"module.Class.method"`` -> the student's object."""
+        module_name, _, path = target.partition(".")
+        value: Any = self.module(module_name)
+        for part in path.split("."):
+            try:
+                value = getattr(value, part)
+            except AttributeError:
+                raise _ReportedError({"kind": "missing_attribute", "target": target,
+                                      "message": f"{module_name}.py has no {path}"}) from None
+            except BaseException as exc:
+                raise _ReportedError({"kind": "exception", "target": target,
+                                      **_describe(exc, self.scratch)}) from None
+        return value
+
+
+class _ReportedError(Exception):
+    def __init__(self, payload: dict) -> None:
+        super().__init__(payload.get("message", ""))
+        self.payload = payload
+
+
+def _describe(exc: BaseException, scratch: str) -> dict:
+    """Exception type, message and the traceback frames that lie in the student's files."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if os.path.abspath(f.filename).startswith(scratch + os.sep)]
+    for frame in frames:
+        frame.filename = os.path.relpath(frame.filename, scratch)
+    text = "".join(traceback.format_list(frames[-8:]))
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<unprintable message>"
+    return {"type": type(exc).__name__, "message": message[:_TRACEBACK_LIMIT],
+            "traceback": text[-_TRACEBACK_LIMIT:]}
+
+
+class Worker:
+    def __init__(self, fixtures: ModuleType | None, scratch: str) -> None:
+        self.fixtures = fixtures
+        self.student = StudentModules(scratch)
+        self.scratch = scratch
+
+    def handle(self, document: dict, arrays: list[np.ndarray]) -> bytes:
+        built: dict[str, Any] = {}
+
+        def make_fixture(name: str, args: list, kwargs: dict, ident: str | None) -> Any:
+            factory = getattr(self.fixtures, name, None) if not name.startswith("_") else None
+            if factory is None:
+                raise ProtocolError(f"unknown fixture {name!r}")
+            obj = factory(*args, **kwargs)
+            if ident:
+                built[ident] = obj
+            return obj
+
+        decoder = Decoder(arrays, fixture=make_fixture, student=self.student.attr)
+        # Every call starts from the same global random state, so a submission that reseeds or
+        # consumes randomness cannot change what later calls see.
+        seed = int(document.get("seed", 0))
+        random.seed(seed)
+        np.random.seed(seed)
+        try:
+            args = decoder.decode(document.get("args", []))
+            kwargs = decoder.decode(document.get("kwargs", {}))
+            target = document["target"]
+            if ":" in target:
+                function = self._probe(target)
+                value = function(self.student, *args, **kwargs)
+            else:
+                value = self.student.attr(target)(*args, **kwargs)
+        except _ReportedError as exc:
+            return pack({"ok": False, "error": exc.payload}, [])
+        except BaseException as exc:  # the student may raise anything, SystemExit included
+            return pack({"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}, [])
+        reply: dict[str, Any] = {"ok": True, "value": value,
+                                 "fixtures": {k: v.report() for k, v in built.items()
+                                              if hasattr(v, "report")}}
+        if document.get("return_args"):
+            reply["args_after"] = args
+        return self._encode_reply(reply)
+
+    def _probe(self, target: str) -> Any:
+        """``fixtures:name`` (the assignment's public fixtures) or ``probes:name`` (generic probes)."""
+        where, name = target.split(":", 1)
+        module = {"fixtures": self.fixtures, "probes": probes}.get(where)
+        function = getattr(module, name, None) if module is not None and not name.startswith("_") else None
+        if function is None:
+            raise ProtocolError(f"unknown probe {target!r}")
+        return function
+
+    def _encode_reply(self, reply: dict) -> bytes:
+        encoder = Encoder()
+        try:
+            document = {key: encoder.encode(value) for key, value in reply.items()}
+        except BaseException as exc:
+            return pack({"ok": False, "error": {"kind": "unencodable",
+                                                **_describe(exc, self.scratch)}}, [])
+        return pack(document, encoder.arrays)
+
+
+def serve(request_fd: int, reply_fd: int, fixtures_module: str | None, trusted_paths: list[str]) -> None:
+    scratch = os.path.realpath(os.getcwd())
+    fixtures = importlib.import_module(fixtures_module) if fixtures_module else None
+    # The framework's folders were needed only for the imports above; the student's code sees
+    # its scratch folder and the standard library, nothing else of ours.
+    sys.path[:] = [scratch] + [p for p in sys.path if p not in trusted_paths]
+    worker = Worker(fixtures, scratch)
+    reader = FrameReader(request_fd, _MAX_REQUEST_BYTES)
+    write_all(reply_fd, pack({"ready": True, "python": sys.version.split()[0]}, []))
+    while True:
+        try:
+            document, arrays = reader.read()
+        except PeerClosed:
+            return
+        reply = worker.handle(document, arrays)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # the student may have replaced or closed the stream
+                pass
+        write_all(reply_fd, reply)

@@ -1,0 +1,45 @@
+"""Probes every assignment can use: small scripted interactions run next to the student's code.
+
+A probe receives the student's modules (:class:`autograder.worker.main.StudentModules`) and returns
+raw outputs for the grader to judge. Probes never decide whether anything is right.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+
+def _first_number(result: Any) -> float:
+    value = result[0] if isinstance(result, (tuple, list)) else result
+    return float(value)
+
+
+def perturbed_losses(student, target: str, args: list, wrt: int, h: float = 1e-4,
+                     seed: int = 0) -> np.ndarray:
+    """Losses of ``target`` at ``args[wrt] + h e_i`` (row 0) and ``args[wrt] - h e_i`` (row 1).
+
+    Before each evaluation the global random state is reseeded and every fixture with a
+    ``reset()`` method is reset, so that randomness (negative samples) is the same on both sides
+    of each difference. Every call gets fresh copies of the array arguments, in case the student's
+    code modifies its inputs.
+    """
+    function = student.attr(target)
+    base = np.array(args[wrt], dtype=float)
+    flat = base.ravel()
+    losses = np.empty((2, flat.size))
+    for i in range(flat.size):
+        for row, sign in enumerate((1.0, -1.0)):
+            point = flat.copy()
+            point[i] += sign * h
+            call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            call_args[wrt] = point.reshape(base.shape)
+            for arg in args:
+                if hasattr(arg, "reset") and not isinstance(arg, np.ndarray):
+                    arg.reset()
+            random.seed(seed)
+            np.random.seed(seed)
+            losses[row, i] = _first_number(function(*call_args))
+    return losses
