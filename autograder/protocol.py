@@ -31,6 +31,9 @@ _U32 = struct.Struct(">I")
 # (bool, signed, unsigned, float, complex) plus unicode strings for token lists.
 _ARRAY_KINDS = frozenset("biufcU")
 _REPR_LIMIT = 200
+# Deepest value nesting a reader accepts; the Encoder turns anything deeper than 64 into Opaque,
+# and a hostile sender must not be able to exhaust the reader's stack.
+_MAX_DECODE_DEPTH = 100
 
 
 class ProtocolError(Exception):
@@ -136,7 +139,8 @@ class Encoder:
         tag: dict[str, Any] = {"$array": len(self.arrays)}
         if type(value) is not np.ndarray:
             tag["subclass"] = type(value).__qualname__
-        self.arrays.append(np.ascontiguousarray(base))
+        # ascontiguousarray returns at least 1-d: reshape, or a 0-d array would arrive as shape (1,)
+        self.arrays.append(np.ascontiguousarray(base).reshape(base.shape))
         return tag
 
     def _encode_numpy_scalar(self, value: np.generic) -> Any:
@@ -159,30 +163,34 @@ class Decoder:
         self.fixture = fixture
         self.student = student
 
-    def decode(self, data: Any) -> Any:
+    def decode(self, data: Any, depth: int = 0) -> Any:
+        # The grader decodes what an untrusted worker sent: every malformed shape must end as a
+        # ProtocolError, never as a KeyError/TypeError/RecursionError blamed on the grader.
+        if depth > _MAX_DECODE_DEPTH:
+            raise ProtocolError("value nested too deeply")
         if isinstance(data, list):
-            return [self.decode(v) for v in data]
+            return [self.decode(v, depth + 1) for v in data]
         if not isinstance(data, dict):
             return data
-        if len(data) not in (1, 2):
-            raise ProtocolError("malformed tagged value")
-        if "$array" in data:
+        if "$array" in data and len(data) in (1, 2):
             index = data["$array"]
             if not isinstance(index, int) or not 0 <= index < len(self.arrays):
                 raise ProtocolError("array reference out of range")
             return self.arrays[index]
+        if len(data) != 1:
+            raise ProtocolError("malformed tagged value")
         ((tag, body),) = data.items()
-        if tag == "$tuple":
-            return tuple(self.decode(v) for v in body)
-        if tag == "$dict":
-            return {str(k): self.decode(v) for k, v in body.items()}
-        if tag == "$float":
+        if tag == "$tuple" and isinstance(body, list):
+            return tuple(self.decode(v, depth + 1) for v in body)
+        if tag == "$dict" and isinstance(body, dict):
+            return {str(k): self.decode(v, depth + 1) for k, v in body.items()}
+        if tag == "$float" and body in ("nan", "inf", "-inf"):
             return float(body)
-        if tag == "$opaque":
+        if tag == "$opaque" and isinstance(body, dict):
             return Opaque(str(body.get("type", "?")), str(body.get("text", ""))[:_REPR_LIMIT])
         if tag == "$fixture" and self.fixture is not None:
-            return self.fixture(body["name"], self.decode(body["args"]), self.decode(body["kwargs"]),
-                                body.get("id"))
+            return self.fixture(body["name"], self.decode(body["args"], depth + 1),
+                                self.decode(body["kwargs"], depth + 1), body.get("id"))
         if tag == "$student" and self.student is not None:
             return self.student(body)
         raise ProtocolError(f"unexpected tag {tag!r}")
@@ -218,6 +226,28 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _load_npy(blob: bytes) -> np.ndarray:
+    """One ``.npy`` array, without pickle, whose header agrees with the bytes that carry it.
+
+    ``np.load`` allocates the whole array its header declares before reading the data, so a tiny
+    blob claiming a huge shape would get past the size cap; and it returns an ``NpzFile`` for a zip.
+    """
+    stream = io.BytesIO(blob)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        if math.prod(shape) * dtype.itemsize > len(blob) - stream.tell():
+            raise ValueError(f"header declares shape {shape} of {dtype}, more than the data sent")
+        return np.load(io.BytesIO(blob), allow_pickle=False)
+    except ValueError as exc:
+        raise ProtocolError(f"array is not a valid .npy without pickle: {exc}") from None
+
+
 class FrameReader:
     """Reads framed messages from a file descriptor with a size cap and an optional deadline."""
 
@@ -232,18 +262,15 @@ class FrameReader:
         body = self._exact(self._length(_U64, deadline, budget), deadline, budget)
         try:
             document = json.loads(body)
-        except ValueError as exc:
-            raise ProtocolError(f"message is not valid JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # absurdly deep nesting raises RecursionError
+            raise ProtocolError(f"message is not valid JSON: {type(exc).__name__}") from None
         if not isinstance(document, dict):
             raise ProtocolError("message is not a JSON object")
         count = self._length(_U32, deadline, budget)
         arrays = []
         for _ in range(count):
             blob = self._exact(self._length(_U64, deadline, budget), deadline, budget)
-            try:
-                arrays.append(np.load(io.BytesIO(blob), allow_pickle=False))
-            except ValueError as exc:
-                raise ProtocolError(f"array is not a valid .npy without pickle: {exc}") from None
+            arrays.append(_load_npy(blob))
         return document, arrays
 
     def _length(self, fmt: struct.Struct, deadline: float | None, budget: list[int]) -> int:

@@ -84,6 +84,7 @@ def write_results(results: GradescopeResults, path: Path) -> None:
     try:
         with os.fdopen(handle, "w") as stream:
             stream.write(text + "\n")
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; TAs and Gradescope read it
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):

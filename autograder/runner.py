@@ -15,7 +15,6 @@ import io
 import json
 import math
 import re
-import sys
 import traceback
 import unittest
 from dataclasses import dataclass
@@ -134,13 +133,24 @@ class SafeJSONTestResult(JSONTestResult):
         if not hasattr(test, "_testMethodName"):  # an _ErrorHolder: setUpClass/setUpModule failed
             self.suite_errors.append(f"{test.description}: {err[0].__name__}: {err[1]}")
             return
+        # To the stderr the result was created under (the grader log): during a buffered test
+        # sys.stderr is the test's capture buffer, which would put the traceback into the row
+        # the student sees.
         print(f"[grader] internal error in {test.id()}:\n"
-              + "".join(traceback.format_exception(*err)), file=sys.stderr)
+              + "".join(traceback.format_exception(*err)), file=self._original_stderr)
         super().addError(test, err)
 
     def addSkip(self, test: unittest.TestCase, reason: str) -> None:
         super().addSkip(test, reason)
         self._mirrorOutput = False
+        if not hasattr(test, "_testMethodName"):  # setUpClass/setUpModule raised SkipTest
+            self.suite_errors.append(f"{test.description}: skipped: {reason}")
+            return
+        parent = getattr(test, "test_case", None)
+        if isinstance(parent, unittest.TestCase):  # skipTest inside a subTest: the parent fails
+            self.pending.setdefault(parent.id(), []).append(
+                f"{test._subDescription()}: skipped: {reason}")
+            return
         self.processResult(test, (unittest.SkipTest, unittest.SkipTest(f"skipped: {reason}"), None))
 
     def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
@@ -177,7 +187,10 @@ class SafeJSONTestResult(JSONTestResult):
             score = 0.0
         elif score is None:
             score = weight
-        score = float(score)
+        try:
+            score = float(score)
+        except (TypeError, ValueError):  # set_score(None-like junk): no credit rather than a crash
+            score = 0.0
         if not math.isfinite(score):
             score = 0.0
         score = min(max(score, 0.0), weight)

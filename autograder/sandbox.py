@@ -28,8 +28,14 @@ from autograder.protocol import (Decoder, Encoder, FrameReader, MessageTooLarge,
 
 _ENCODED_KEYS = ("value", "fixtures", "args_after")
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+# Started with ``-s`` rather than ``-I``: ``-I`` implies ``-E``, which would silently drop
+# PYTHONHASHSEED and PYTHONUNBUFFERED from _worker_env (random set order across runs, output lost
+# when the student's code calls os._exit). The environment is built from scratch, so ``-E`` adds
+# nothing; the boot line drops the '' entry that ``-c`` puts first, so no student file can shadow
+# a module the worker imports before it sets up sys.path itself.
 _BOOT = (
-    "import json, sys; sys.path[:0] = json.loads(sys.argv[4]); "
+    "import sys; sys.path[:] = [p for p in sys.path if p]; "
+    "import json; sys.path[:0] = json.loads(sys.argv[4]); "
     "from autograder.worker.main import serve; "
     "serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] or None, json.loads(sys.argv[4]))"
 )
@@ -160,6 +166,14 @@ class _Process:
     def __init__(self, spec: WorkerSpec, deadline: float) -> None:
         self.scratch = tempfile.mkdtemp(prefix="ag-worker-")
         self.private = tempfile.mkdtemp(prefix="ag-grader-")
+        self.request_w = self.reply_r = self.output_fd = -1
+        try:
+            self._start(spec, deadline)
+        except BaseException:
+            self.kill()  # leaves no folder or descriptor behind
+            raise
+
+    def _start(self, spec: WorkerSpec, deadline: float) -> None:
         for name, source in spec.files.items():
             target = Path(self.scratch, name)
             if source.is_dir():
@@ -170,7 +184,7 @@ class _Process:
         self.output_offset = 0
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
-        argv = [sys.executable, "-I", "-c", _BOOT, str(request_r), str(reply_w),
+        argv = [sys.executable, "-s", "-c", _BOOT, str(request_r), str(reply_w),
                 spec.fixtures_module or "", json.dumps([_PACKAGE_ROOT])]
         budget = max(0.0, deadline - time.monotonic())
         try:
@@ -208,19 +222,22 @@ class _Process:
         return f"exited with status {code} (sys.exit or os._exit in your code?)"
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.popen.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        for fd in (self.request_w, self.reply_r, self.output_fd):
+        popen = getattr(self, "popen", None)
+        if popen is not None:
             try:
-                os.close(fd)
-            except OSError:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
+            try:
+                popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        for fd in (self.request_w, self.reply_r, self.output_fd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
         _force_remove(self.scratch)
         _force_remove(self.private)
 
@@ -297,7 +314,10 @@ class WorkerSession:
 
     def _ensure_started(self, deadline: float) -> _Process:
         if self._process is None:
-            self._process = _Process(self.spec, deadline)
+            try:
+                self._process = _Process(self.spec, deadline)
+            except OSError as exc:
+                raise WorkerCrashed(f"the process for your code could not be started ({exc})") from None
             hello, _ = self._process.reader.read(deadline)
             if not hello.get("ready"):
                 raise ProtocolError("worker did not say it was ready")

@@ -38,9 +38,10 @@ class StudentModules:
     def module(self, name: str) -> ModuleType:
         if name in self._failed:
             raise _ReportedError(self._failed[name])
-        if not os.path.exists(os.path.join(self.scratch, name + ".py")):
+        base = os.path.join(self.scratch, *name.split("."))
+        if not (os.path.exists(base + ".py") or os.path.isdir(base)):
             error = {"kind": "missing_file", "module": name,
-                     "message": f"{name}.py is not in your submission"}
+                     "message": f"{name.replace('.', '/')}.py is not in your submission"}
             self._failed[name] = error
             raise _ReportedError(error)
         try:
@@ -124,9 +125,11 @@ class Worker:
             return pack({"ok": False, "error": exc.payload}, [])
         except BaseException as exc:  # the student may raise anything, SystemExit included
             return pack({"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}, [])
-        reply: dict[str, Any] = {"ok": True, "value": value,
-                                 "fixtures": {k: v.report() for k, v in built.items()
-                                              if hasattr(v, "report")}}
+        try:  # a student's code may have tampered with a fixture it was given
+            reports = {k: v.report() for k, v in built.items() if hasattr(v, "report")}
+        except BaseException as exc:
+            return pack({"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}, [])
+        reply: dict[str, Any] = {"ok": True, "value": value, "fixtures": reports}
         if document.get("return_args"):
             reply["args_after"] = args
         return self._encode_reply(reply)
@@ -144,10 +147,12 @@ class Worker:
         encoder = Encoder()
         try:
             document = {key: encoder.encode(value) for key, value in reply.items()}
+            # inside the try: json.dumps itself can refuse a value (an int of more than 4300
+            # digits), which would otherwise kill the worker and read as "your code exited"
+            return pack(document, encoder.arrays)
         except BaseException as exc:
             return pack({"ok": False, "error": {"kind": "unencodable",
                                                 **_describe(exc, self.scratch)}}, [])
-        return pack(document, encoder.arrays)
 
 
 def serve(request_fd: int, reply_fd: int, fixtures_module: str | None, trusted_paths: list[str]) -> None:
