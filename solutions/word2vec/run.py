@@ -1,0 +1,274 @@
+"""Train skip-gram word vectors on UD English-EWT and plot a few of them.
+
+Run this once word2vec.py and sgd.py pass their sanity checks:
+
+    python run.py                          # full run, a few minutes
+    python run.py --max-sentences 2000 --iterations 2000   # quick smoke test
+
+It writes, into --out (default: the current folder):
+    word_vectors.npy      the trained (2|V|, d) matrix: center vectors in the
+                          first |V| rows, outside vectors in the last |V|
+    vocabulary.txt        the |V| words, one per line, in row order
+    word_vectors.png      a 2-D projection of some chosen words
+    saved_params_*.npy    checkpoints (with saved_state_*.json), for --resume
+"""
+
+from __future__ import annotations
+
+import os
+
+# The vectors are tiny (d = 10), so BLAS threads cost more than they save.
+# This must happen before numpy is imported.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Callable, List, Optional, Sequence, Tuple  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # draw into files; no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from sgd import latest_checkpoint, load_checkpoint, sgd  # noqa: E402
+from utils.corpus import DEFAULT_MIN_COUNT, Corpus  # noqa: E402
+from word2vec import neg_sampling_loss_and_gradient, skipgram, word2vec_sgd_wrapper  # noqa: E402
+
+TRAIN_FILE = "en_ewt-ud-train.conllu"
+DATA_ENV_VARIABLE = "UD_EWT_DIR"
+
+# Frequent words of EWT (each occurs 40 times or more in train), in groups
+# whose members we hope end up near each other: opinions, time, places and
+# things, people and pronouns.
+PLOT_WORDS = [
+    "good", "great", "nice", "best", "bad", "friendly",
+    "day", "night", "week", "year", "time",
+    "food", "service", "staff", "price", "money",
+    "hotel", "restaurant", "house", "school", "car",
+    "he", "she", "his", "her", "we", "they",
+]
+
+
+# ------------------------------------------------------------------- data
+
+
+def find_default_data() -> Optional[Path]:
+    """$UD_EWT_DIR, else the first shared/data/ud-english-ewt above this file."""
+    from_env = os.environ.get(DATA_ENV_VARIABLE)
+    if from_env:
+        return Path(from_env)
+    here = Path(__file__).resolve().parent
+    for folder in [here, *here.parents]:
+        candidate = folder / "shared" / "data" / "ud-english-ewt"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def resolve_train_file(data: Optional[Path]) -> Path:
+    """The .conllu file to train on, given --data (a file or a folder)."""
+    if data is None:
+        data = find_default_data()
+    if data is None:
+        raise SystemExit(
+            "error: cannot find UD English-EWT. Pass --data PATH (the file "
+            f"{TRAIN_FILE} or the folder that contains it), or set "
+            f"{DATA_ENV_VARIABLE} to that folder."
+        )
+    path = data / TRAIN_FILE if data.is_dir() else data
+    if not path.is_file():
+        raise SystemExit(f"error: {path} does not exist; pass --data with the file {TRAIN_FILE} or its folder.")
+    return path
+
+
+# --------------------------------------------------------------- training
+
+
+def initial_vectors(n_words: int, dim: int) -> np.ndarray:
+    """Small random center vectors and all-zero outside vectors, (2|V|, d)."""
+    center = (np.random.rand(n_words, dim) - 0.5) / dim
+    outside = np.zeros((n_words, dim))
+    return np.concatenate([center, outside], axis=0)
+
+
+def with_progress(
+    f: Callable[[np.ndarray], Tuple[float, np.ndarray]], bar: tqdm
+) -> Tuple[Callable[[np.ndarray], Tuple[float, np.ndarray]], List[float]]:
+    """Wrap the objective so every call advances `bar` and tracks the loss.
+
+    Returns the wrapped function and a one-element list that always holds
+    the exponential moving average of the loss (the number sgd would print).
+    """
+    smoothed: List[float] = []
+
+    def tracked(x: np.ndarray) -> Tuple[float, np.ndarray]:
+        loss, grad = f(x)
+        if smoothed:
+            smoothed[0] = 0.95 * smoothed[0] + 0.05 * loss
+        else:
+            smoothed.append(loss)
+        bar.update(1)
+        if bar.n % 100 == 0:
+            bar.set_postfix(loss=f"{smoothed[0]:.3f}", refresh=False)
+        return loss, grad
+
+    return tracked, smoothed
+
+
+def check_resumable(out: Path, expected_shape: Tuple[int, int]) -> int:
+    """Iteration to resume from; refuse a checkpoint of another shape."""
+    start = latest_checkpoint(out)
+    if start == 0:
+        return 0
+    state = random.getstate()  # load_checkpoint sets it; sgd will load again
+    saved = load_checkpoint(start, out)
+    random.setstate(state)
+    if saved.shape != expected_shape:
+        raise SystemExit(
+            f"error: the checkpoint at iteration {start} in {out} has shape {saved.shape}, but this "
+            f"corpus needs {expected_shape}. Use the same --data, --max-sentences and --dim, or another --out."
+        )
+    return start
+
+
+# --------------------------------------------------------------- plotting
+
+
+def project_2d(vectors: np.ndarray) -> np.ndarray:
+    """Coordinates of the rows on their first two principal components, (n, 2)."""
+    centred = vectors - vectors.mean(axis=0)
+    # The right singular vectors of the centred data are the principal axes.
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    return centred @ axes[:2].T
+
+
+# Where a label may go relative to its point, in typographic points, in the
+# order tried: right, left, above, below.
+LABEL_OFFSETS = [(5, 0, "left", "center"), (-5, 0, "right", "center"), (0, 6, "center", "bottom"), (0, -6, "center", "top")]
+
+
+def place_labels(ax: plt.Axes, words: Sequence[str], points: np.ndarray) -> None:
+    """Label every point, taking the first position that overlaps no earlier label."""
+    renderer = ax.figure.canvas.get_renderer()
+    taken = []
+    for word, point in zip(words, points):
+        for dx, dy, ha, va in LABEL_OFFSETS:
+            label = ax.annotate(
+                word, point, xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, fontsize=11
+            )
+            box = label.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in taken):
+                break
+            if (dx, dy, ha, va) != LABEL_OFFSETS[-1]:
+                label.remove()  # try the next position; keep the last one anyway
+        taken.append(box)
+
+
+def plot_words(word_vectors: np.ndarray, word2ind: dict, words: Sequence[str], path: Path) -> List[str]:
+    """Scatter-plot the chosen words in 2-D; returns the words actually drawn."""
+    n_words = word_vectors.shape[0] // 2
+    # Sum of a word's two vectors: both were trained, and together they
+    # are a little less noisy than either alone.
+    combined = word_vectors[:n_words] + word_vectors[n_words:]
+    shown = [w for w in words if w in word2ind]
+    points = project_2d(combined[[word2ind[w] for w in shown]])
+
+    figure, ax = plt.subplots(figsize=(9, 7), dpi=110)
+    ax.scatter(points[:, 0], points[:, 1], s=18, color="tab:red")
+    ax.set_title(f"Skip-gram vectors (d = {word_vectors.shape[1]}), first two principal components")
+    ax.margins(0.12)
+    figure.tight_layout()
+    place_labels(ax, shown, points)  # after the layout, so label sizes are final
+    figure.savefig(path)
+    plt.close(figure)
+    return shown
+
+
+# -------------------------------------------------------------------- CLI
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Train skip-gram word2vec with negative sampling on UD English-EWT "
+        "and plot a 2-D projection of some word vectors.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog="example: python run.py --data ~/data/ud-english-ewt --out results "
+        "(quick check: --max-sentences 2000 --iterations 2000)",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help=f"{TRAIN_FILE} or the folder holding it; default: ${DATA_ENV_VARIABLE}, "
+        "else shared/data/ud-english-ewt in a folder above this script",
+    )
+    parser.add_argument("--iterations", type=int, default=40000, help="SGD iterations of 50 windows each")
+    parser.add_argument("--dim", type=int, default=10, help="word vector dimension d")
+    parser.add_argument("--window", type=int, default=5, help="largest window size C")
+    parser.add_argument("--step", type=float, default=0.3, help="initial SGD step size")
+    parser.add_argument(
+        "--min-count", type=int, default=DEFAULT_MIN_COUNT, help="rarer words become <unk>; lower is slower"
+    )
+    parser.add_argument("--out", type=Path, default=Path("."), help="folder for vectors, plot and checkpoints")
+    parser.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in --out")
+    parser.add_argument("--max-sentences", type=int, default=None, help="read only this many sentences")
+    parser.add_argument("--seed", type=int, default=314, help="seed for random and numpy.random")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    args = parse_args(argv)
+    train_file = resolve_train_file(args.data)
+    args.out.mkdir(parents=True, exist_ok=True)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+
+    print(f"Reading {train_file} ...")
+    corpus = Corpus.from_conllu(train_file, max_sentences=args.max_sentences, min_count=args.min_count)
+    word2ind = corpus.tokens()
+    print(f"{corpus.num_tokens} words, vocabulary of {len(word2ind)} (min count {args.min_count})")
+
+    word_vectors = initial_vectors(len(word2ind), args.dim)
+    start = check_resumable(args.out, word_vectors.shape) if args.resume else 0
+
+    def objective(x: np.ndarray) -> Tuple[float, np.ndarray]:
+        return word2vec_sgd_wrapper(
+            skipgram, word2ind, x, corpus, args.window, neg_sampling_loss_and_gradient
+        )
+
+    began = time.perf_counter()
+    with tqdm(total=args.iterations, initial=min(start, args.iterations), desc="training", unit="it") as bar:
+        tracked, smoothed_loss = with_progress(objective, bar)
+        word_vectors = sgd(
+            tracked,
+            word_vectors,
+            args.step,
+            args.iterations,
+            use_saved=args.resume,
+            print_every=0,
+            checkpoint_dir=args.out,
+        )
+    elapsed = time.perf_counter() - began
+
+    np.save(args.out / "word_vectors.npy", word_vectors)
+    (args.out / "vocabulary.txt").write_text("\n".join(corpus.words()) + "\n", encoding="utf-8")
+    shown = plot_words(word_vectors, word2ind, PLOT_WORDS, args.out / "word_vectors.png")
+
+    minutes, seconds = divmod(elapsed, 60)
+    print(f"Training took {int(minutes)} min {seconds:.0f} s for {args.iterations - start} iterations.")
+    if smoothed_loss:
+        print(f"Final loss (moving average): {smoothed_loss[0]:.4f}")
+    missing = sorted(set(PLOT_WORDS) - set(shown))
+    if missing:
+        print(f"Not in the vocabulary, so not plotted: {', '.join(missing)}")
+    print(f"Wrote word_vectors.npy, vocabulary.txt and word_vectors.png to {args.out.resolve()}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,99 @@
+"""Starter generation from the reference: the stubs, marker errors, and the committed bundles."""
+
+from __future__ import annotations
+
+import filecmp
+import re
+import subprocess
+import textwrap
+
+import pytest
+
+from autograder.config import available_assignments, load_assignment
+from autograder.release import ReleaseError, release, strip_solutions
+from tests.conftest import PYTHON
+
+SOURCE = textwrap.dedent('''\
+    class Model:
+        def step(self, x):
+            """Docstring stays."""
+            y = x + 1  # given
+            ### BEGIN SOLUTION
+            z = y * 2
+            # a comment is not counted
+            return z
+            ### END SOLUTION
+
+
+    def top():
+        ### BEGIN SOLUTION
+        return 1
+        ### END SOLUTION
+    ''')
+
+
+def test_blocks_become_indented_stubs():
+    out = strip_solutions(SOURCE)
+    assert "z = y * 2" not in out and "return 1" not in out
+    assert '"""Docstring stays."""' in out and "y = x + 1  # given" in out
+    assert "        ### YOUR CODE HERE (about 2 lines)\n" \
+           '        raise NotImplementedError("Model.step is not implemented yet")\n' \
+           "        ### END YOUR CODE\n" in out
+    assert "    ### YOUR CODE HERE (about 1 line)\n" in out
+    assert 'NotImplementedError("top is not implemented yet")' in out
+    compile(out, "stub", "exec")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def f():\n    ### BEGIN SOLUTION\n    return 1\n", "never closed"),
+    ("def f():\n    return 1\n    ### END SOLUTION\n", "without a BEGIN"),
+    ("def f():\n    ### BEGIN SOLUTION\n    ### BEGIN SOLUTION\n    ### END SOLUTION\n", "cannot nest"),
+    ("def f():\n    ### BEGIN SOLUTION\n    return 1\n  ### END SOLUTION\n", "not indented like"),
+])
+def test_malformed_markers_are_rejected_with_a_line(text, message):
+    with pytest.raises(ReleaseError, match=message) as error:
+        strip_solutions(text, "f.py")
+    assert "f.py:" in str(error.value)
+
+
+@pytest.mark.parametrize("name", available_assignments())
+def test_committed_starter_equals_release_output(name, tmp_path, repo):
+    written = release(load_assignment(name), tmp_path / name)
+    committed = repo / "assignment" / name
+    released = sorted(p.relative_to(tmp_path / name) for p in written)
+    on_disk = sorted(p.relative_to(committed) for p in committed.rglob("*")
+                     if p.is_file() and "__pycache__" not in p.parts)
+    assert released == on_disk, "regenerate with: python -m autograder release NAME --out assignment/NAME --force"
+    for relative in released:
+        assert filecmp.cmp(tmp_path / name / relative, committed / relative, shallow=False), relative
+
+
+def test_release_refuses_a_non_empty_folder(tmp_path):
+    (tmp_path / "keep.txt").write_text("x")
+    with pytest.raises(ReleaseError, match="not empty"):
+        release(load_assignment("word2vec"), tmp_path)
+    assert (tmp_path / "keep.txt").exists()
+
+
+def test_starter_contains_no_solution(repo):
+    for path in (repo / "assignment").rglob("*.py"):
+        text = path.read_text()
+        assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, path
+
+
+@pytest.mark.parametrize("module", ["nn_basics", "word2vec", "sgd"])
+def test_starter_sanity_checks_run_and_say_not_implemented(module, repo):
+    run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / "assignment" / "word2vec",
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "not implemented yet" in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("module", ["nn_basics", "word2vec", "sgd"])
+def test_reference_sanity_checks_pass(module, repo):
+    run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / "solutions" / "word2vec",
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    summary = re.search(r"Summary: (\d+)/(\d+) checks passed", run.stdout)
+    assert summary and summary[1] == summary[2] and int(summary[1]) > 0, run.stdout

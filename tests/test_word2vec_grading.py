@@ -1,0 +1,121 @@
+"""The word2vec autograder, tested like a product: reference, starter, buggy submissions, CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from autograder.results import GradescopeResults
+from tests.conftest import PYTHON, lost_points, question_scores
+from tests.fixtures.word2vec_bugs import BUGS
+
+
+def assert_complete(results: GradescopeResults, grader) -> None:
+    """Every declared question is present with exactly its declared points."""
+    config = grader.assignment.config
+    scores = question_scores(results)
+    assert sorted(scores) == sorted(q.id for q in config.questions)
+    for question in config.questions:
+        assert scores[question.id][1] == pytest.approx(question.points), question.id
+    assert results.max_score == pytest.approx(config.total_points)
+
+
+def test_reference_gets_full_marks(word2vec_grader, repo):
+    results = word2vec_grader(repo / "solutions" / "word2vec")
+    assert_complete(results, word2vec_grader)
+    assert lost_points(results) == []
+    assert results.score == pytest.approx(40)
+
+
+def test_starter_gets_zero_without_crashing(word2vec_grader, repo):
+    results = word2vec_grader(repo / "assignment" / "word2vec")
+    assert_complete(results, word2vec_grader)
+    assert results.score == 0
+    for test in results.tests:
+        assert "not implemented yet" in test.output, (test.number, test.output)
+        assert "autograder itself failed" not in test.output
+
+
+def test_every_test_names_the_functions_it_calls(word2vec_grader, repo):
+    results = word2vec_grader(repo / "solutions" / "word2vec")
+    functions = {"nn_basics": ["softmax", "sigmoid", "sigmoid_grad", "forward_backward_prop", "input_gradient"],
+                 "word2vec": ["sigmoid", "naive_softmax_loss_and_gradient", "neg_sampling_loss_and_gradient",
+                              "get_negative_samples", "skipgram"],
+                 "sgd": ["sgd"]}
+    known = {f"{m}.{f}" for m, names in functions.items() for f in names}
+    for test in results.tests:
+        assert test.tags and set(test.tags) <= known, (test.number, test.tags)
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
+def test_bug_loses_points_only_where_it_is(bug, word2vec_grader, repo, tmp_path):
+    submission = bug.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
+    results = word2vec_grader(submission)
+    assert_complete(results, word2vec_grader)
+    failed = lost_points(results)
+    assert failed, f"{bug.name}: no test noticed the bug"
+    for test in failed:
+        assert bug.function in test.tags, f"{bug.name}: lost points in {test.number} tagged {test.tags}"
+    assert {t.number.split(".")[0] for t in failed} == bug.questions
+    for test in failed:  # the feedback says which function and case, and why
+        assert test.output.strip() and "autograder itself failed" not in test.output
+
+
+def test_gradient_feedback_separates_loss_and_gradient(word2vec_grader, repo, tmp_path):
+    """A gradient bug with a correct loss: the loss test passes, the gradient test explains."""
+    bug = next(b for b in BUGS if b.name == "naive softmax forgets to subtract the one-hot y")
+    results = word2vec_grader(bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    by_number = {t.number: t for t in results.tests}
+    assert by_number["2b.1"].status == "passed"  # the loss
+    feedback = by_number["2b.2"].output
+    assert "grad_center_vec" in feedback and "largest error" in feedback
+    assert "does not match centred differences of your own loss" in feedback
+    assert "your loss is right" in feedback
+
+
+def test_missing_file_costs_only_its_questions(word2vec_grader, repo, tmp_path):
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    for name in ("nn_basics.py", "word2vec.py"):
+        (submission / name).write_text((repo / "solutions" / "word2vec" / name).read_text())
+    results = word2vec_grader(submission)
+    assert_complete(results, word2vec_grader)
+    assert {t.number.split(".")[0] for t in lost_points(results)} == {"3"}
+    assert "sgd.py" in results.output
+    assert all("sgd.py is not in your submission" in t.output for t in lost_points(results))
+
+
+def test_submission_nested_in_one_folder(word2vec_grader, repo, tmp_path):
+    import shutil
+    shutil.copytree(repo / "solutions" / "word2vec", tmp_path / "upload" / "my_work")
+    results = word2vec_grader(tmp_path / "upload")
+    assert results.score == pytest.approx(40)
+
+
+def test_cli_writes_results_and_table(repo, tmp_path):
+    out = tmp_path / "out" / "results.json"
+    run = subprocess.run([PYTHON, "-m", "autograder", "grade", "word2vec", "assignment/word2vec",
+                          "--results", str(out)], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "Total: 0 / 40" in run.stdout and "skip-gram" in run.stdout
+    results = GradescopeResults.model_validate(json.loads(out.read_text()))
+    assert isinstance(json.loads(out.read_text())["execution_time"], float)
+    assert len(results.tests) >= 9
+
+
+def test_cli_missing_submission_still_writes_results(repo, tmp_path):
+    out = tmp_path / "results.json"
+    run = subprocess.run([PYTHON, "-m", "autograder", "grade", "word2vec", str(tmp_path / "nope"),
+                          "--results", str(out)], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    results = GradescopeResults.model_validate(json.loads(out.read_text()))
+    assert results.score == 0 and results.max_score == 40
+    assert "does not exist" in results.output
+
+
+def test_cli_unknown_assignment(repo):
+    run = subprocess.run([PYTHON, "-m", "autograder", "grade", "nope", "x"], cwd=repo,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "unknown assignment 'nope'" in run.stderr

@@ -1,0 +1,75 @@
+"""run.py, the student's training script: a quick run on a generated corpus, and the real one."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import PYTHON
+
+EWT = Path(os.environ.get("UD_EWT_DIR", Path(__file__).resolve().parents[2] / "shared" / "data" / "ud-english-ewt"))
+TOPICS = [["good", "great", "nice", "food", "service"], ["bad", "day", "night", "week", "year"],
+          ["he", "she", "his", "her", "they"]]
+
+
+def write_corpus(path: Path, n_sentences: int = 300, seed: int = 0) -> Path:
+    """A CoNLL-U file of sentences that each stay within one topic, so topics form clusters."""
+    rng = random.Random(seed)
+    lines = []
+    for s in range(n_sentences):
+        words = rng.choices(rng.choice(TOPICS), k=rng.randint(4, 9))
+        lines.append(f"# sent_id = synthetic-{s}")
+        lines += [f"{i}\t{w}\t{w}\tX\tX\t_\t0\tdep\t_\t_" for i, w in enumerate(words, 1)]
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run(args: list[str], cwd: Path, timeout: int) -> subprocess.CompletedProcess:
+    result = subprocess.run([PYTHON, "run.py", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return result
+
+
+def check_outputs(out: Path, n_plotted_at_least: int) -> None:
+    vectors = np.load(out / "word_vectors.npy")
+    words = (out / "vocabulary.txt").read_text().split()
+    assert vectors.shape[0] == 2 * len(words) and np.isfinite(vectors).all()
+    png = (out / "word_vectors.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    assert len(words) >= n_plotted_at_least
+
+
+def test_quick_run_on_a_generated_corpus(tmp_path, repo):
+    corpus = write_corpus(tmp_path / "tiny.conllu")
+    out = tmp_path / "out"
+    result = run(["--data", str(corpus), "--iterations", "300", "--min-count", "1", "--out", str(out)],
+                 repo / "solutions" / "word2vec", timeout=300)
+    check_outputs(out, 15)
+    assert "Final loss" in result.stdout
+    assert sorted(p.name for p in out.glob("saved_params_*.npy")) == []  # fewer than 5000 iterations
+
+
+def test_missing_data_gives_a_clear_error(tmp_path, repo):
+    result = subprocess.run([PYTHON, "run.py", "--data", str(tmp_path / "nowhere")], cwd=repo / "solutions" / "word2vec",
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "--data" in result.stdout + result.stderr
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not at ../shared/data/ud-english-ewt")
+def test_full_run_on_ewt(tmp_path, repo):
+    """The default run on EWT train: the numbers in the README come from this test's output."""
+    out = tmp_path / "out"
+    result = run(["--data", str(EWT), "--out", str(out)], repo / "solutions" / "word2vec", timeout=1800)
+    print(result.stdout[-1500:])
+    check_outputs(out, 1000)
+    loss = float(re.search(r"Final loss \(moving average\): ([0-9.]+)", result.stdout)[1])
+    assert loss < 25, loss  # from about 31 = (K + 1) log 2 * average context size at the start
