@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from autograder.config import Assignment, AssignmentConfig
+from autograder.config import Assignment, AssignmentConfig, ConfigError
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults, TestResult
 from autograder.runner import collect_tests, run_tests
@@ -46,6 +46,10 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
     files = dict(student_files)
     for name in assignment.config.support_files:
         files[name] = assignment.starter_dir / name
+        if not files[name].exists():
+            raise ConfigError(f"the starter's given file {files[name]} is missing; generate the starter "
+                              f"with: python -m autograder release {assignment.name} "
+                              f"--out {assignment.starter_dir} --force")
     return WorkerSpec(files=files, fixtures_module=assignment.fixtures_module,
                       limits=assignment.config.limits)
 

@@ -17,7 +17,9 @@ from autograder.config import ConfigError
 
 
 def load_reference(directory: Path, module_names: list[str]) -> SimpleNamespace:
-    directory = Path(directory).resolve()
+    # absolute(), not resolve(): a symlinked given file (utils/sanity.py) must still count as
+    # inside this folder, or its module would stay behind in sys.modules.
+    directory = Path(directory).absolute()
     if not directory.is_dir():
         raise ConfigError(f"reference solution folder {directory} is missing; grading needs the "
                           "solutions/ folder next to autograder/ (is this a student bundle?)")
@@ -29,6 +31,6 @@ def load_reference(directory: Path, module_names: list[str]) -> SimpleNamespace:
         sys.path.remove(str(directory))
         for name in set(sys.modules) - before:
             origin = getattr(sys.modules[name], "__file__", None) or ""
-            if Path(origin).resolve().is_relative_to(directory):
+            if Path(origin).absolute().is_relative_to(directory):
                 del sys.modules[name]
     return SimpleNamespace(**modules)

@@ -183,10 +183,10 @@ class SafeJSONTestResult(JSONTestResult):
         weight = float(self.getWeight(test) or 0.0)
         score = self.getScore(test)
         failed = err is not None
-        if failed:
-            score = 0.0
-        elif score is None:
-            score = weight
+        if score is None:
+            score = 0.0 if failed else weight
+        elif failed and not issubclass(err[0], AssertionError):
+            score = 0.0  # skipped, or crashed: a partial score set before that proves nothing
         try:
             score = float(score)
         except (TypeError, ValueError):  # set_score(None-like junk): no credit rather than a crash

@@ -58,6 +58,12 @@ class GradedTestCase(unittest.TestCase):
                      rtol: float = 1e-5, atol: float = 1e-7) -> np.ndarray:
         return checks.assert_close(actual, expected, f"{what} [{case}]", rtol=rtol, atol=atol, rows=rows)
 
+    def assert_shape(self, value: Any, shape: tuple, what: str, *, case: str) -> None:
+        if not isinstance(value, np.ndarray):
+            self.fail(f"{what} [{case}]: expected an array of shape {tuple(shape)}, got {checks.describe(value)}")
+        if value.shape != tuple(shape):
+            self.fail(f"{what} [{case}]: wrong shape {value.shape}, expected {tuple(shape)}")
+
     def unpack(self, value: Any, count: int, what: str, *, case: str) -> Any:
         return checks.unpack(value, count, f"{what} [{case}]")
 

@@ -267,7 +267,8 @@ def test_partial_score_does_not_leak_into_the_next_run(monkeypatch):
     assert not hasattr(Partial.test_partial, "__score__")
 
 
-def test_failing_partial_credit_test_scores_zero():
+def test_failing_partial_credit_test_keeps_its_partial_score():
+    """set_score then a failed check: the points given stay, and the message explains the rest."""
     class PartialThenFail(Case):
         @partial_credit(6)
         @number("1.1")
@@ -276,6 +277,19 @@ def test_failing_partial_credit_test_scores_zero():
             self.fail("later check failed")
 
     (row,) = run(PartialThenFail, "test_x")
+    assert row["score"] == 5.0 and row["max_score"] == 6.0 and row["status"] == "failed"
+    assert "later check failed" in row["output"]
+
+
+def test_partial_credit_test_that_crashes_scores_zero():
+    class PartialThenCrash(Case):
+        @partial_credit(6)
+        @number("1.1")
+        def test_x(self, set_score=None):
+            set_score(5)
+            raise KeyError("grader bug")
+
+    (row,) = run(PartialThenCrash, "test_x")
     assert_zero_of_full(row, 6)
 
 

@@ -1,0 +1,301 @@
+"""Hidden tests of the parser assignment: run on Gradescope, never released to students."""
+
+from __future__ import annotations
+
+import numpy as np
+from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
+
+from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
+                                                   MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, TRAINING, AdamMixin,
+                                                   MinibatchMixin, ModelCase, ModelMixin, arcs, rng)
+from autograder.testing import GradedTestCase
+
+# The handout's sentence and its gold tree (ROOT -> presented, ...), as (head, dependent) words.
+HANDOUT_SENTENCE = ["I", "presented", "my", "findings", "at", "the", "NLP", "conference"]
+HANDOUT_HEADS = [2, 0, 4, 2, 8, 8, 8, 2]  # head position of each word, 0 = ROOT
+
+
+class AdamHidden(AdamMixin):
+    question = "1a"
+
+    @weight(1)
+    @number("1a.3")
+    @tags(*ADAM)
+    @visibility("after_due_date")
+    def test_weight_decay(self):
+        """Adam with weight decay and other betas follows the reference for 30 steps"""
+        case = "weight_decay 0.1, betas (0.8, 0.99), eps 1e-6, lr 0.05"
+        got, expected = self.adam_case({"w": (4, 3), "b": (3,)}, 30, 11,
+                                       {"lr": 0.05, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.1},
+                                       case)
+        self.check_trajectory(got, expected, case)
+
+    @weight(1)
+    @number("1a.4")
+    @tags(*ADAM)
+    @visibility("after_due_date")
+    def test_state_per_parameter(self):
+        """Adam keeps separate moments for each parameter"""
+        case = "two parameters of the same shape with gradients of very different sizes"
+        got, expected = self.adam_case({"big": (5,), "small": (5,)}, 20, 12, {"lr": 0.01}, case,
+                                       scales={"big": 100.0, "small": 0.01})
+        self.check_trajectory(got, expected, case)
+
+    @weight(1)
+    @number("1a.5")
+    @tags(*ADAM)
+    @visibility("after_due_date")
+    def test_in_place(self):
+        """Adam updates the very arrays it was given, and leaves the gradients alone"""
+        case = "3 steps on one (4,) parameter"
+        got, _ = self.adam_case({"p": (4,)}, 3, 13, {"lr": 0.1, "weight_decay": 0.5}, case)
+        if not got["in_place"]:
+            self.fail(f"Adam [{case}]: the arrays in params were replaced, not updated in place "
+                      "(write `param -= ...`, not `param = param - ...`, or model.params never changes)")
+        if not got["grads_untouched"]:
+            self.fail(f"Adam.step [{case}]: modified the gradients it was given")
+
+
+class DropoutHidden(GradedTestCase):
+    question = "1b"
+
+    @weight(1)
+    @number("1b.3")
+    @tags(*DROPOUT)
+    @visibility("after_due_date")
+    def test_drop_rate(self):
+        """the fraction of dropped units is p_drop, within a 5-sigma bound"""
+        n, p = 100_000, 0.4
+        case = f"{n} units, p_drop = {p}"
+        out = self.unpack(self.call("layers.dropout_forward", np.ones((400, 250)), p, True, rng(9), case=case),
+                          2, "dropout_forward", case=case)[0]
+        self.assert_shape(out, (400, 250), "out", case=case)
+        dropped = float(np.mean(np.asarray(out) == 0))
+        bound = 5 * np.sqrt(p * (1 - p) / n)
+        if abs(dropped - p) > bound:
+            self.fail(f"dropout_forward [{case}]: dropped {dropped:.4f} of the units, expected "
+                      f"{p} +- {bound:.4f} (is p_drop the probability of DROPPING?)")
+
+    @weight(1)
+    @number("1b.4")
+    @tags(*DROPOUT)
+    @visibility("after_due_date")
+    def test_backward_uses_the_same_mask(self):
+        """dropout_backward multiplies by the forward pass's mask and scale"""
+        x = np.random.default_rng(10).uniform(1.0, 2.0, size=(50, 40))
+        dout = np.random.default_rng(11).standard_normal((50, 40))
+        case = "x of shape (50, 40), p_drop = 0.25, training"
+        got = self.call("fixtures:layer_round_trip", "dropout", [x, 0.25, True, rng(12)], dout, case=case)
+        kept = (np.asarray(got["out"], dtype=float) != 0) / 0.75
+        self.assert_close(got["dx"], dout * kept, "dx (the mask of the forward pass, times dout)", case=case)
+
+    @weight(1)
+    @number("1b.5")
+    @tags("layers.dropout_forward")
+    @visibility("after_due_date")
+    def test_uses_the_given_generator(self):
+        """dropout draws its mask from the generator it is given"""
+        case = "three calls with generators seeded 5, 5 and 6"
+        first, again, other = self.unpack(self.call("fixtures:dropout_masks", np.ones((30, 30)), 0.5, 5, case=case),
+                                          3, "masks", case=case)
+        self.assert_close(again, first, "mask with the same seed", case=case, rtol=0, atol=0)
+        if np.array_equal(np.asarray(first), np.asarray(other)):
+            self.fail(f"dropout_forward [{case}]: generators with different seeds gave the same mask")
+
+
+class LayersHidden(GradedTestCase):
+    question = "1c"
+
+    @weight(1)
+    @number("1c.4")
+    @tags(*CROSS_ENTROPY)
+    @visibility("after_due_date")
+    def test_huge_logits(self):
+        """softmax cross-entropy stays finite and right for logits of size 1e4"""
+        logits = np.array([[1e4, 0.0, -1e4], [-5e3, 5e3, 5e3 - 2.0], [3.0, 2.0, 1.0]])
+        labels = np.array([1, 2, 0])
+        case = "logits up to 1e4"
+        got = self.unpack(self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2,
+                          "softmax_cross_entropy", case=case)
+        expected = self.ref.layers.softmax_cross_entropy(logits.copy(), labels.copy())
+        self.assert_close(got[0], expected[0], "mean loss", case=case)
+        self.assert_close(got[1], expected[1], "dlogits", case=case)
+
+
+class TransitionsHidden(GradedTestCase):
+    question = "2a"
+
+    @weight(1)
+    @number("2a.4")
+    @tags(*PARTIAL_PARSE)
+    @visibility("after_due_date")
+    def test_sentence_untouched(self):
+        """parsing leaves the input sentence list unchanged"""
+        sentence = ["we", "parse", "words"]
+        case = "'we parse words' with S S LA S RA RA"
+        got = self.call("fixtures:parse_steps", sentence, ["S", "S", "LA", "S", "RA", "RA"], case=case)
+        if got["sentence_after"] != sentence:
+            self.fail(f"PartialParse [{case}]: the sentence passed in became {got['sentence_after']}; "
+                      "keep self.sentence as it is and work on a copy in self.buffer")
+
+    @weight(1)
+    @number("2a.5")
+    @tags(*PARTIAL_PARSE)
+    @visibility("after_due_date")
+    def test_gold_tree(self):
+        """the transition sequence of a gold tree yields exactly its arcs"""
+        words = ["ROOT", *HANDOUT_SENTENCE]
+        sequence = self.oracle_sequence(HANDOUT_HEADS)
+        gold = arcs((words[h], words[d]) for d, h in enumerate(HANDOUT_HEADS, start=1))
+        case = "'" + " ".join(HANDOUT_SENTENCE) + "' with its gold transition sequence"
+        got = self.call("fixtures:parse_steps", list(HANDOUT_SENTENCE), sequence, case=case)
+        final = arcs(got["configurations"][-1]["dependencies"])
+        if final != gold:
+            self.fail(f"PartialParse [{case}]: ended with arcs {final}; the gold tree has {gold}")
+
+    @staticmethod
+    def oracle_sequence(heads: list[int]) -> list[str]:
+        """The static arc-standard oracle, on positions (0 = ROOT)."""
+        stack, buffer, attached, sequence = [0], list(range(1, len(heads) + 1)), set(), []
+        while buffer or len(stack) > 1:
+            if len(stack) > 2 and heads[stack[-2] - 1] == stack[-1]:
+                attached.add(stack.pop(-2))
+                sequence.append("LA")
+            elif len(stack) > 1 and heads[stack[-1] - 1] == stack[-2] and \
+                    all(heads[b - 1] != stack[-1] for b in buffer):
+                attached.add(stack.pop())
+                sequence.append("RA")
+            else:
+                stack.append(buffer.pop(0))
+                sequence.append("S")
+        return sequence
+
+
+class MinibatchHidden(MinibatchMixin):
+    question = "2b"
+
+    @weight(1)
+    @number("2b.3")
+    @tags(*MINIBATCH)
+    @visibility("after_due_date")
+    def test_batch_larger_than_data(self):
+        """minibatch_parse when batch_size exceeds the number of sentences"""
+        self.minibatch_case([[3, 1], [2, 2, 4], [5]], 10, "3 sentences, batch_size 10")
+
+    @weight(1)
+    @number("2b.4")
+    @tags(*MINIBATCH)
+    @visibility("after_due_date")
+    def test_order_with_staggered_finishes(self):
+        """results stay in sentence order when short sentences finish first"""
+        sentences = [[2 * i + 1 for i in range(n)] + [4] for n in (7, 1, 5, 0, 3, 9, 2)]
+        self.minibatch_case(sentences, 3, "7 sentences of lengths 8, 2, 6, 1, 4, 10, 3, batch_size 3")
+
+    @weight(1)
+    @number("2b.5")
+    @tags(*MINIBATCH)
+    @visibility("after_due_date")
+    def test_many_sentences(self):
+        """minibatch_parse over 40 sentences with batch_size 7"""
+        generator = np.random.default_rng(14)
+        sentences = [generator.integers(1, 20, size=generator.integers(1, 12)).tolist() for _ in range(40)]
+        self.minibatch_case(sentences, 7, "40 random sentences of 1 to 11 words, batch_size 7")
+
+    @weight(1)
+    @number("2b.6")
+    @tags(*MINIBATCH)
+    @visibility("after_due_date")
+    def test_equal_sentences(self):
+        """identical sentences are parsed independently"""
+        sentence = [2, 5, 8]
+        self.minibatch_case([sentence, list(sentence), [1, 2], list(sentence)], 2,
+                            "the same sentence three times, batch_size 2")
+
+
+class EmbeddingHidden(GradedTestCase):
+    question = "3a"
+
+    @weight(1.5)
+    @number("3a.2")
+    @tags(*LOOKUP)
+    @visibility("after_due_date")
+    def test_default_sizes(self):
+        """embedding_lookup at the real sizes: 36 features of 50 dimensions"""
+        data = ModelCase(40, n_tokens=300, embed_size=50, n_features=36, hidden_size=20, batch=64, repeated=10)
+        got = self.call("fixtures:model_lookup", *data.probe_args(), data.w, case=data.label)
+        expected = data.reference_model(self.ref).embedding_lookup(data.w)
+        self.assert_close(got, expected, "embedding_lookup(w)", case=data.label, rows=True)
+
+
+class ForwardHidden(GradedTestCase):
+    question = "3b"
+
+    @weight(1)
+    @number("3b.3")
+    @tags(*FORWARD)
+    @visibility("after_due_date")
+    def test_training_mode(self):
+        """in training, dropout varies the logits, which average to the evaluation logits"""
+        data = ModelCase(41, hidden_size=40, batch=4)
+        repeats = 400
+        case = data.label + f", {repeats} training passes"
+        runs = np.asarray(self.call("fixtures:model_forward", *data.probe_args(), data.w, True, repeats,
+                                    case=case), dtype=float)
+        evaluation = data.reference_model(self.ref).forward(data.w, training=False)
+        self.assert_shape(runs, (repeats, *evaluation.shape), "logits of the training passes", case=case)
+        if np.allclose(runs[0], runs[1]):
+            self.fail(f"forward [{case}]: two training passes gave the same logits; is dropout applied?")
+        spread = runs.std(axis=0) / np.sqrt(repeats)
+        gap = np.abs(runs.mean(axis=0) - evaluation)
+        if (gap > 5 * spread + 1e-9).any():
+            self.fail(f"forward [{case}]: the average of the training logits differs from the evaluation "
+                      f"logits by up to {gap.max():.3g} (5 standard errors: {5 * spread.max():.3g}); "
+                      "kept units must be scaled by 1 / (1 - p_drop)")
+
+
+class BackwardHidden(ModelMixin):
+    question = "3c"
+
+    @partial_credit(2)
+    @number("3c.3")
+    @tags(*BACKWARD)
+    @visibility("after_due_date")
+    def test_default_sizes(self, set_score=None):
+        """backward at the real sizes (36 features, embed 50, hidden 200), every parameter"""
+        data = ModelCase(42, n_tokens=500, embed_size=50, n_features=36, hidden_size=200, batch=128,
+                         repeated=12)
+        set_score(2 * self.check_gradients(data, PARAM_NAMES, diagnose=False))
+        if self.gradient_problems:
+            self.fail("\n".join(self.gradient_problems))
+
+
+class EndToEnd(GradedTestCase):
+    question = "4"
+
+    FULL_UAS, ZERO_UAS = 80.0, 40.0
+
+    @partial_credit(10)
+    @number("4.1")
+    @tags(*TRAINING)
+    @visibility("after_due_date")
+    def test_training(self, set_score=None):
+        """your model, Adam and training loop learn to parse a small synthetic treebank"""
+        n_train, n_test, seed = 400, 120, 5
+        case = f"{n_train} synthetic sentences, 4 epochs, batch 128, lr 0.002, hidden 100"
+        got = self.call("fixtures:train_and_parse", n_train, n_test, seed, 4, 128, 0.002, 100, case=case)
+        gold = [s.heads for s in self.ref.run.make_treebank(n_test, seed=seed + 1)]
+        heads = got["heads"] if isinstance(got, dict) else None
+        if not isinstance(heads, list) or len(heads) != len(gold):
+            self.fail(f"training [{case}]: expected predicted heads for {len(gold)} sentences")
+        correct = total = 0
+        for mine, theirs in zip(heads, gold):
+            mine = list(mine) if isinstance(mine, (list, tuple)) else []
+            correct += sum(int(a == b) for a, b in zip(mine, theirs))
+            total += len(theirs)
+        score = 100.0 * correct / total
+        fraction = min(1.0, max(0.0, (score - self.ZERO_UAS) / (self.FULL_UAS - self.ZERO_UAS)))
+        set_score(10 * fraction)
+        if fraction < 1.0:
+            self.fail(f"training [{case}]: test UAS {score:.1f}; full credit from {self.FULL_UAS:.0f}, "
+                      f"none below {self.ZERO_UAS:.0f}")
+        print(f"test UAS {score:.1f} on {total} words")

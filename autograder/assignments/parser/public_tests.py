@@ -1,0 +1,281 @@
+"""Public tests of the parser assignment: students can run these themselves."""
+
+from __future__ import annotations
+
+import numpy as np
+from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
+
+from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
+                                                   MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, RELU, AdamMixin,
+                                                   MinibatchMixin, ModelCase, ModelMixin, arcs, rng)
+from autograder.testing import GradedTestCase
+
+
+class AdamPublic(AdamMixin):
+    question = "1a"
+
+    @weight(2)
+    @number("1a.1")
+    @tags(*ADAM)
+    @visibility("visible")
+    def test_trajectory(self):
+        """Adam follows the reference for 50 steps on three parameters (one with tiny gradients)"""
+        case = "shapes (3,), (2, 4), (5, 1); 'tiny' has gradients of size 1e-6"
+        got, expected = self.adam_case({"a": (3,), "b": (2, 4), "tiny": (5, 1)}, 50, 1,
+                                       {"lr": 0.01}, case, scales={"tiny": 1e-6})
+        self.check_trajectory(got, expected, case)
+
+    @weight(1)
+    @number("1a.2")
+    @tags(*ADAM)
+    @visibility("visible")
+    def test_first_step(self):
+        """the first step moves every parameter by about lr (bias correction)"""
+        case = "one step, lr 0.1, gradients from 0.01 to 100 in size"
+        got, expected = self.adam_case({"p": (6,)}, 1, 2, {"lr": 0.1}, case,
+                                       scales={"p": np.array([0.01, 0.1, 1.0, 10.0, 100.0, -3.0])})
+        self.check_trajectory(got, expected, case)
+
+
+class DropoutPublic(GradedTestCase):
+    question = "1b"
+
+    @weight(1)
+    @number("1b.1")
+    @tags(*DROPOUT)
+    @visibility("visible")
+    def test_scaling(self):
+        """kept units are scaled by 1 / (1 - p_drop), dropped ones are 0"""
+        x = np.random.default_rng(3).uniform(0.5, 2.0, size=(200, 50))
+        case = "x of shape (200, 50), p_drop = 0.3, training"
+        result = self.unpack(self.call("layers.dropout_forward", x, 0.3, True, rng(7), case=case), 2,
+                             "dropout_forward", case=case)
+        self.assert_shape(result[0], x.shape, "out", case=case)
+        ratios = set(np.round(np.asarray(result[0], dtype=float) / x, 9).ravel().tolist())
+        if ratios != {0.0, round(1 / 0.7, 9)}:
+            shown = sorted(ratios)[:6]
+            self.fail(f"dropout_forward [{case}]: out / x takes the values {shown}, expected exactly "
+                      f"0 (dropped) and 1 / (1 - p_drop) = {1 / 0.7:.6g} (kept)")
+
+    @weight(1)
+    @number("1b.2")
+    @tags(*DROPOUT)
+    @visibility("visible")
+    def test_identity_at_evaluation(self):
+        """dropout is the identity at evaluation, forward and backward"""
+        x = np.random.default_rng(4).standard_normal((20, 10))
+        dout = np.random.default_rng(5).standard_normal((20, 10))
+        case = "x of shape (20, 10), p_drop = 0.5, training = False"
+        got = self.call("fixtures:layer_round_trip", "dropout", [x, 0.5, False, rng(1)], dout, case=case)
+        self.assert_close(got["out"], x, "out", case=case, rtol=0, atol=0)
+        self.assert_close(got["dx"], dout, "dx", case=case, rtol=0, atol=0)
+
+
+class LayersPublic(GradedTestCase):
+    question = "1c"
+
+    @weight(1)
+    @number("1c.1")
+    @tags(*RELU)
+    @visibility("visible")
+    def test_relu(self):
+        """ReLU forward and backward"""
+        x = np.array([[-2.0, -0.5, 0.5, 3.0], [1.0, -1.0, 0.25, -4.0]])
+        dout = np.arange(8.0).reshape(2, 4) - 3.0
+        case = "a (2, 4) x with both signs"
+        got = self.call("fixtures:layer_round_trip", "relu", [x], dout, case=case)
+        out, cache = self.ref.layers.relu_forward(x.copy())
+        self.assert_close(got["out"], out, "relu_forward out", case=case)
+        self.assert_close(got["dx"], self.ref.layers.relu_backward(dout.copy(), cache), "relu_backward dx", case=case)
+
+    def cross_entropy(self, logits: np.ndarray, labels: np.ndarray, part: int, case: str) -> None:
+        got = self.unpack(self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2,
+                          "softmax_cross_entropy", case=case)
+        expected = self.ref.layers.softmax_cross_entropy(logits.copy(), labels.copy())
+        self.assert_close(got[part], expected[part], ("mean loss", "dlogits")[part], case=case)
+
+    @weight(1)
+    @number("1c.2")
+    @tags(*CROSS_ENTROPY)
+    @visibility("visible")
+    def test_cross_entropy_loss(self):
+        """softmax cross-entropy: the mean loss"""
+        rng_ = np.random.default_rng(6)
+        self.cross_entropy(rng_.standard_normal((5, 3)), rng_.integers(0, 3, 5), 0, "5 examples, 3 classes")
+
+    @weight(1)
+    @number("1c.3")
+    @tags(*CROSS_ENTROPY)
+    @visibility("visible")
+    def test_cross_entropy_gradient(self):
+        """softmax cross-entropy: the gradient of the mean loss"""
+        rng_ = np.random.default_rng(6)
+        self.cross_entropy(rng_.standard_normal((5, 3)), rng_.integers(0, 3, 5), 1, "5 examples, 3 classes")
+
+
+class TransitionsPublic(GradedTestCase):
+    question = "2a"
+
+    def configurations(self, sentence: list, transitions: list, case: str) -> tuple:
+        got = self.call("fixtures:parse_steps", sentence, transitions, case=case)
+        parse = self.ref.parser_transitions.PartialParse(list(sentence))
+        expected = []
+        for transition in [None, *transitions]:
+            if transition:
+                parse.parse_step(transition)
+            expected.append((list(parse.stack), list(parse.buffer), arcs(parse.dependencies)))
+        return got, expected
+
+    def compare(self, got: dict, expected: list, transitions: list, case: str) -> None:
+        for index, (mine, theirs) in enumerate(zip(got["configurations"], expected)):
+            mine = (list(mine["stack"]), list(mine["buffer"]), arcs(mine["dependencies"]))
+            if mine != theirs:
+                step = "the initial configuration" if index == 0 else f"after {transitions[index - 1]} (step {index})"
+                self.fail(f"PartialParse [{case}]: {step} is stack {mine[0]}, buffer {mine[1]}, arcs "
+                          f"{mine[2]}; expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}")
+
+    @weight(1)
+    @number("2a.1")
+    @tags(*PARTIAL_PARSE)
+    @visibility("visible")
+    def test_initial(self):
+        """a new parse has ROOT on the stack and the whole sentence in the buffer"""
+        sentence = ["parse", "this", "sentence"]
+        got, expected = self.configurations(sentence, [], "'parse this sentence'")
+        self.compare(got, expected, [], "'parse this sentence'")
+
+    @weight(2)
+    @number("2a.2")
+    @tags(*PARTIAL_PARSE)
+    @visibility("visible")
+    def test_each_transition(self):
+        """SHIFT, LEFT-ARC and RIGHT-ARC from given configurations"""
+        cases = [(["ROOT", "the", "cat"], ["sat", "down"], [], "S"),
+                 (["ROOT", "the", "cat"], ["sat", "down"], [], "LA"),
+                 (["ROOT", "sat", "down"], [], [["sat", "cat"]], "RA"),
+                 (["ROOT", "sat"], [], [["sat", "cat"], ["sat", "down"]], "RA")]
+        for stack, buffer, dependencies, transition in cases:
+            case = f"{transition} from stack {stack}, buffer {buffer}"
+            got = self.call("fixtures:step_from", stack, buffer, dependencies, transition, case=case)
+            parse = self.ref.parser_transitions.PartialParse(list(buffer))
+            parse.stack, parse.buffer = list(stack), list(buffer)
+            parse.dependencies = [tuple(a) for a in dependencies]
+            parse.parse_step(transition)
+            mine = (list(got["stack"]), list(got["buffer"]), arcs(got["dependencies"]))
+            theirs = (parse.stack, parse.buffer, arcs(parse.dependencies))
+            if mine != theirs:
+                self.fail(f"parse_step [{case}]: gives stack {mine[0]}, buffer {mine[1]}, arcs {mine[2]}; "
+                          f"expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}")
+
+    @weight(1)
+    @number("2a.3")
+    @tags(*PARTIAL_PARSE)
+    @visibility("visible")
+    def test_full_sequence(self):
+        """a full transition sequence, checked after every step"""
+        sentence = ["the", "old", "dog", "barked", "loudly"]
+        transitions = ["S", "S", "S", "LA", "LA", "S", "LA", "S", "RA", "RA"]
+        case = "'the old dog barked loudly'"
+        got, expected = self.configurations(sentence, transitions, case)
+        self.compare(got, expected, transitions, case)
+
+
+class MinibatchPublic(MinibatchMixin):
+    question = "2b"
+
+    @weight(1)
+    @number("2b.1")
+    @tags(*MINIBATCH)
+    @visibility("visible")
+    def test_batch_of_one(self):
+        """minibatch_parse with batch_size 1"""
+        self.minibatch_case([[1, 2, 3], [4, 5], [6]], 1, "3 sentences, batch_size 1")
+
+    @weight(1)
+    @number("2b.2")
+    @tags(*MINIBATCH)
+    @visibility("visible")
+    def test_batch_of_two(self):
+        """minibatch_parse with batch_size 2 and sentences of different lengths"""
+        self.minibatch_case([[1, 2, 3, 4], [2, 3], [5, 6, 8, 9, 10, 12], [7], [2, 4, 6]], 2,
+                            "5 sentences of lengths 4, 2, 6, 1, 3, batch_size 2")
+
+
+class EmbeddingPublic(GradedTestCase):
+    question = "3a"
+
+    @weight(1.5)
+    @number("3a.1")
+    @tags(*LOOKUP)
+    @visibility("visible")
+    def test_lookup(self):
+        """embedding_lookup concatenates the embeddings of each row's ids"""
+        data = ModelCase(30)
+        got = self.call("fixtures:model_lookup", *data.probe_args(), data.w, case=data.label)
+        expected = data.reference_model(self.ref).embedding_lookup(data.w)
+        self.assert_close(got, expected, "embedding_lookup(w)", case=data.label, rows=True)
+
+
+class ForwardPublic(GradedTestCase):
+    question = "3b"
+
+    @weight(1)
+    @number("3b.1")
+    @tags("parser_model.ParserModel.__init__")
+    @visibility("visible")
+    def test_parameters(self):
+        """the parameters have the documented shapes, with Xavier-uniform weights"""
+        case = "ParserModel(embeddings (30, 8), n_features 6, hidden_size 20)"
+        embeddings = np.random.default_rng(8).standard_normal((30, 8))
+        got = self.call("fixtures:model_init", embeddings, {"n_features": 6, "hidden_size": 20}, case=case)
+        params = got["params"] if isinstance(got, dict) else {}
+        shapes = {"embeddings": (30, 8), "W": (48, 20), "b1": (20,), "U": (20, 3), "b2": (3,)}
+        if sorted(params) != sorted(shapes):
+            self.fail(f"ParserModel [{case}]: params has the keys {sorted(params)}, expected {sorted(shapes)}")
+        for name, shape in shapes.items():
+            self.assert_shape(params[name], shape, f"params[{name!r}]", case=case)
+        self.assert_close(params["embeddings"], embeddings, "params['embeddings']", case=case)
+        for name, (fan_in, fan_out) in {"W": (48, 20), "U": (20, 3)}.items():
+            values = np.asarray(params[name], dtype=float)
+            bound = np.sqrt(6.0 / (fan_in + fan_out))
+            if np.abs(values).max() > bound or values.min() >= 0 or values.max() <= 0 or values.std() < bound / 4:
+                self.fail(f"ParserModel [{case}]: params[{name!r}] should be Xavier-uniform in "
+                          f"[-{bound:.4f}, {bound:.4f}]; its values lie in [{values.min():.4f}, {values.max():.4f}]")
+
+    @weight(2)
+    @number("3b.2")
+    @tags(*FORWARD)
+    @visibility("visible")
+    def test_forward_evaluation(self):
+        """forward at evaluation gives the reference logits for the same weights"""
+        data = ModelCase(31)
+        got = self.call("fixtures:model_forward", *data.probe_args(), data.w, False, case=data.label)
+        expected = data.reference_model(self.ref).forward(data.w, training=False)
+        self.assert_close(self.unpack(got, 1, "forward", case=data.label)[0], expected, "logits",
+                          case=data.label, rows=True)
+
+
+class BackwardPublic(ModelMixin):
+    question = "3c"
+
+    @partial_credit(2)
+    @number("3c.1")
+    @tags(*BACKWARD)
+    @visibility("visible")
+    def test_gradients(self, set_score=None):
+        """backward: the gradient of every parameter (partial credit per parameter)"""
+        fraction = self.check_gradients(ModelCase(32), PARAM_NAMES, diagnose=True)
+        set_score(2 * fraction)
+        if self.gradient_problems:
+            self.fail("\n".join(self.gradient_problems))
+
+    @weight(2)
+    @number("3c.2")
+    @tags(*BACKWARD)
+    @visibility("visible")
+    def test_repeated_ids(self):
+        """backward: the embedding gradient adds up over repeated ids"""
+        data = ModelCase(33, n_tokens=6, repeated=4, batch=10)
+        self.check_gradients(data, ("embeddings",), diagnose=True)
+        if self.gradient_problems:
+            self.fail("\n".join(self.gradient_problems))

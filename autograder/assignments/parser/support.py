@@ -1,0 +1,149 @@
+"""Grader-side helpers shared by the public and hidden parser tests. Public: no expected values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder import checks
+from autograder.protocol import FixtureRef
+from autograder.testing import GradedTestCase
+
+ADAM = ("optim.Adam.step",)
+RELU = ("layers.relu_forward", "layers.relu_backward")
+DROPOUT = ("layers.dropout_forward", "layers.dropout_backward")
+CROSS_ENTROPY = ("layers.softmax_cross_entropy",)
+PARTIAL_PARSE = ("parser_transitions.PartialParse.__init__", "parser_transitions.PartialParse.parse_step")
+MINIBATCH = ("parser_transitions.minibatch_parse", *PARTIAL_PARSE)
+LOOKUP = ("parser_model.ParserModel.__init__", "parser_model.ParserModel.embedding_lookup")
+FORWARD = ("parser_model.ParserModel.forward", *LOOKUP, "layers.relu_forward", "layers.dropout_forward")
+BACKWARD = ("parser_model.ParserModel.backward", "parser_model.ParserModel.embedding_backward",
+            "layers.relu_backward", "layers.dropout_backward", *FORWARD)
+TRAINING = ("run.train", "run.train_for_epoch", *ADAM, *CROSS_ENTROPY, *BACKWARD, *MINIBATCH)
+PARAM_NAMES = ("embeddings", "W", "b1", "U", "b2")
+
+
+def arcs(dependencies) -> list[tuple]:
+    """Arcs as a sorted list of (head, dependent) tuples: their order does not matter."""
+    return sorted((tuple(a) for a in dependencies), key=repr)
+
+
+class ModelCase:
+    """A small model's sizes, weights and a batch of ids with repeats, all seeded."""
+
+    def __init__(self, seed: int, n_tokens: int = 20, embed_size: int = 4, n_features: int = 6,
+                 hidden_size: int = 5, batch: int = 8, repeated: int = 3) -> None:
+        rng = np.random.default_rng(seed)
+        self.kwargs = {"n_features": n_features, "hidden_size": hidden_size, "n_classes": 3,
+                       "dropout_prob": 0.5, "seed": seed}
+        self.embeddings = rng.standard_normal((n_tokens, embed_size))
+        self.params = {"embeddings": self.embeddings.copy(),
+                       "W": 0.5 * rng.standard_normal((n_features * embed_size, hidden_size)),
+                       "b1": 0.1 * rng.standard_normal(hidden_size),
+                       "U": 0.5 * rng.standard_normal((hidden_size, 3)),
+                       "b2": 0.1 * rng.standard_normal(3)}
+        self.w = rng.integers(0, n_tokens, size=(batch, n_features))
+        self.w[:, :repeated] = np.arange(repeated)  # like NULL/ROOT ids: in every row
+        self.dlogits = rng.standard_normal((batch, 3))
+        self.label = f"{n_tokens} ids, embed {embed_size}, {n_features} features, hidden {hidden_size}, batch {batch}"
+
+    def reference_model(self, ref):
+        model = ref.parser_model.ParserModel(self.embeddings.copy(), **self.kwargs)
+        for name, value in self.params.items():
+            model.params[name][...] = value
+        return model
+
+    def probe_args(self) -> list:
+        return [self.embeddings, self.params, self.kwargs]
+
+
+class AdamMixin(GradedTestCase):
+    def adam_case(self, shapes: dict, steps: int, seed: int, kwargs: dict, case: str,
+                  scales: dict | None = None) -> tuple:
+        rng = np.random.default_rng(seed)
+        params = {n: rng.standard_normal(shape) for n, shape in shapes.items()}
+        scales = scales or {}
+        grads = [{n: scales.get(n, 1.0) * rng.standard_normal(shape) for n, shape in shapes.items()}
+                 for _ in range(steps)]
+        got = self.call("fixtures:adam_run", params, grads, kwargs, case=case)
+        expected_params = {n: v.copy() for n, v in params.items()}
+        optimizer = self.ref.optim.Adam(expected_params, **kwargs)
+        expected = []
+        for step in grads:
+            optimizer.step({n: g.copy() for n, g in step.items()})
+            expected.append({n: v.copy() for n, v in expected_params.items()})
+        return got, expected
+
+    def check_trajectory(self, got: dict, expected: list, case: str) -> None:
+        history = got["history"]
+        if len(history) != len(expected):
+            self.fail(f"Adam [{case}]: {len(history)} snapshots for {len(expected)} steps")
+        for step, (mine, theirs) in enumerate(zip(history, expected), start=1):
+            for name in theirs:
+                self.assert_close(mine[name], theirs[name], f"parameter {name!r} after step {step}",
+                                  case=case, rtol=1e-7, atol=1e-12)
+
+
+class MinibatchMixin(GradedTestCase):
+    def minibatch_case(self, sentences: list, batch_size: int, case: str) -> None:
+        model = self.fixtures.RuleModel()
+        expected = self.ref.parser_transitions.minibatch_parse([list(s) for s in sentences], model, batch_size)
+        result = self.call_full("parser_transitions.minibatch_parse", sentences,
+                                FixtureRef("RuleModel", id="model"), batch_size, case=case)
+        got = result.value
+        if not isinstance(got, (list, tuple)) or len(got) != len(sentences):
+            self.fail(f"minibatch_parse [{case}]: expected one dependency list per sentence "
+                      f"({len(sentences)}), got {checks.describe(got)}")
+        for index, (mine, theirs) in enumerate(zip(got, expected)):
+            if arcs(mine) != arcs(theirs):
+                self.fail(f"minibatch_parse [{case}]: the arcs returned for sentence {index} "
+                          f"({sentences[index]}) are {arcs(mine)}, expected {arcs(theirs)} "
+                          "(results must be in the order of the sentences)")
+        sizes = result.fixtures["model"]["batch_sizes"]
+        if max(sizes, default=0) > batch_size:
+            self.fail(f"minibatch_parse [{case}]: asked the model about {max(sizes)} parses at once; "
+                      f"batch_size is {batch_size}")
+        expected_calls = len(model.batch_sizes)
+        if len(sizes) != expected_calls:
+            self.fail(f"minibatch_parse [{case}]: called model.predict {len(sizes)} times, expected "
+                      f"{expected_calls} (always take the first batch_size unfinished parses)")
+
+
+class ModelMixin(GradedTestCase):
+    def check_gradients(self, case_data: ModelCase, names: tuple, *, diagnose: bool) -> float:
+        """Fraction of ``names`` whose gradient matches the reference; fails with the details."""
+        case = case_data.label
+        got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
+                        case_data.dlogits, case=case)
+        model = case_data.reference_model(self.ref)
+        model.forward(case_data.w, training=False)
+        expected = model.backward(case_data.dlogits.copy())
+        problems = []
+        for name in names:
+            try:
+                if not isinstance(got, dict) or name not in got:
+                    raise AssertionError(f"backward returned no gradient for {name!r}")
+                self.assert_close(got[name], expected[name], f"gradient of {name!r}", case=case,
+                                  rows=name == "embeddings")
+            except AssertionError as error:
+                problems.append(str(error) + (self._diagnosis(case_data, name, got[name])
+                                              if diagnose and isinstance(got, dict) and name in got else ""))
+        self.gradient_problems = problems
+        return 1.0 - len(problems) / len(names)
+
+    def _diagnosis(self, case_data: ModelCase, name: str, grad) -> str:
+        try:
+            losses = self.worker.call("fixtures:model_losses", *case_data.probe_args(), case_data.w,
+                                      case_data.dlogits, name).value
+            numerical = checks.centred_differences(losses, 1e-4, case_data.params[name].shape)
+            consistent = checks.relative_error(numerical, checks.as_numeric(grad, name)).max() <= 1e-5
+        except Exception:
+            return ""
+        return ("\n  It matches centred differences of your forward pass, so look at forward."
+                if consistent else
+                "\n  It does not match centred differences of your own forward pass either, so the "
+                "backward pass is wrong for this parameter.")
+
+
+def rng(seed: int) -> FixtureRef:
+    """A ``np.random.Generator`` built in the worker (generators do not travel)."""
+    return FixtureRef("make_rng", (seed,))

@@ -1,0 +1,202 @@
+"""The Adam optimiser, written out by hand.
+
+Run `python optim.py` to check your work; each check reports "passed",
+"FAILED", "ERROR" or "not implemented yet".
+
+Plain SGD moves every parameter by lr * gradient, so a parameter with tiny
+gradients barely moves and one with huge gradients overshoots. Adam keeps
+two running averages per parameter entry,
+
+    m = average of recent gradients          ("momentum", smooths noise)
+    v = average of recent squared gradients  (a per-entry gradient scale)
+
+and moves each entry by about lr * m / sqrt(v): a step of roughly lr in
+the direction the gradients agree on, whatever their size.
+
+Reference: Kingma and Ba, "Adam: A Method for Stochastic Optimization",
+ICLR 2015. The update below is the one of `torch.optim.Adam`.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+import numpy as np
+
+from utils.sanity import run_checks
+
+Params = Dict[str, np.ndarray]
+
+
+class Adam:
+    """Adam over a dictionary of named parameter arrays.
+
+    The arrays in `params` are updated IN PLACE: a model that holds the
+    same dictionary (or the same arrays) sees every update without being
+    told. Never rebind them (`params[name] = params[name] - ...` would
+    leave the model holding the old array).
+
+    One call of `step(grads)` does, for every name, with g = grads[name],
+    p = params[name] and t the number of steps taken so far, this one
+    included:
+
+        g     = g + weight_decay * p          (L2 penalty, as in torch)
+        m     = beta1 * m + (1 - beta1) * g
+        v     = beta2 * v + (1 - beta2) * g**2
+        m_hat = m / (1 - beta1**t)             (bias correction, see below)
+        v_hat = v / (1 - beta2**t)
+        p     = p - lr * m_hat / (sqrt(v_hat) + eps)
+
+    Why the bias correction: m and v start at zero, so early on they are
+    averages that are still mostly made of those zeros and far too small.
+    Dividing by (1 - beta**t) undoes exactly that shrinkage; its effect
+    fades as t grows and beta**t goes to 0.
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        lr: float = 1e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
+        """Store the hyper-parameters and create zeroed state for each parameter.
+
+        Args:
+            params: name -> float array; these very arrays are updated.
+            lr: learning rate, the typical size of a step.
+            betas: (beta1, beta2), decay rates of the running averages of
+                the gradient and of its square. Each is in [0, 1).
+            eps: added to sqrt(v_hat) so that entries whose gradient has
+                always been zero do not divide by zero.
+            weight_decay: strength of an L2 penalty 0.5 * wd * ||p||**2,
+                applied by adding wd * p to the gradient.
+        """
+        beta1, beta2 = betas
+        if lr < 0 or eps < 0 or weight_decay < 0:
+            raise ValueError(f"lr, eps and weight_decay must be >= 0, got {lr}, {eps}, {weight_decay}")
+        if not (0.0 <= beta1 < 1.0 and 0.0 <= beta2 < 1.0):
+            raise ValueError(f"betas must lie in [0, 1), got {betas}")
+        for name, param in params.items():
+            if not (isinstance(param, np.ndarray) and np.issubdtype(param.dtype, np.floating)):
+                raise TypeError(f"parameter {name!r} must be a float ndarray (it is updated in place)")
+
+        self.params = params
+        self.lr = lr
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.eps = eps
+        self.weight_decay = weight_decay
+        self.t = 0  # number of steps taken
+        self.m = {name: np.zeros_like(param) for name, param in params.items()}
+        self.v = {name: np.zeros_like(param) for name, param in params.items()}
+
+    def step(self, grads: Params) -> None:
+        """Update every parameter once, in place, from its gradient.
+
+        Args:
+            grads: name -> gradient of the loss, same names and shapes as
+                `params`. Not modified.
+
+        Hints:
+            - Increase self.t first: the first step has t = 1.
+            - Update self.m[name] and self.v[name] in place too (`*=`, `+=`),
+              or store the new arrays back in the dictionaries.
+            - `param -= ...` changes the caller's array; `param = param - ...`
+              does not.
+            - eps goes OUTSIDE the square root.
+        """
+        ### BEGIN SOLUTION
+        self.t += 1
+        bias1 = 1.0 - self.beta1**self.t
+        bias2 = 1.0 - self.beta2**self.t
+        for name, param in self.params.items():
+            grad = grads[name]
+            if self.weight_decay != 0.0:
+                grad = grad + self.weight_decay * param  # a new array: grads[name] stays intact
+            m, v = self.m[name], self.v[name]
+            m *= self.beta1
+            m += (1.0 - self.beta1) * grad
+            v *= self.beta2
+            v += (1.0 - self.beta2) * np.square(grad)
+            m_hat = m / bias1
+            v_hat = v / bias2
+            param -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+        ### END SOLUTION
+
+
+# --------------------------------------------------------------------------
+# Sanity checks: run `python optim.py`.
+# --------------------------------------------------------------------------
+
+
+def check_minimises_quadratic() -> None:
+    # f(x) = sum((x - target)**2) has its minimum at x = target.
+    target = np.array([1.0, -2.0, 0.5, 3.0])
+    x = np.zeros(4)
+    optimiser = Adam({"x": x}, lr=0.1)
+    for _ in range(1000):
+        optimiser.step({"x": 2.0 * (x - target)})
+    assert np.allclose(x, target, atol=1e-3), f"Adam on sum((x - target)**2) ended at {x}, expected {target}"
+
+
+def check_first_step_has_size_lr() -> None:
+    # After bias correction, m_hat = g and v_hat = g**2 on the first step, so
+    # every entry moves by lr * |g| / (|g| + eps), which is lr up to eps,
+    # however large or small g is.
+    start = np.array([[0.5, -1.0, 2.0], [0.0, 3.0, -4.0]])
+    grad = np.array([[1e-3, -5.0, 1e3], [0.2, -1e-2, 7.0]])
+    x = start.copy()
+    Adam({"x": x}, lr=0.01).step({"x": grad})
+    expected = start - 0.01 * np.sign(grad)
+    assert np.allclose(x, expected, rtol=0, atol=1e-6), (
+        f"after one step from {start.tolist()} with gradient {grad.tolist()} and lr 0.01, "
+        f"got {x.tolist()}, expected {expected.tolist()} (did you apply the bias correction?)"
+    )
+
+
+def check_zero_gradient_does_not_move() -> None:
+    x = np.array([1.0, -2.0])
+    optimiser = Adam({"x": x}, lr=0.1)
+    for _ in range(3):
+        optimiser.step({"x": np.zeros(2)})
+    assert np.array_equal(x, [1.0, -2.0]), f"zero gradients and no weight decay moved x to {x}"
+
+
+def check_weight_decay_shrinks() -> None:
+    # With a zero loss gradient, weight decay alone pulls every entry to 0;
+    # the first step is again of size lr.
+    x = np.array([1.0, -2.0, 0.0])
+    optimiser = Adam({"x": x}, lr=0.1, weight_decay=0.5)
+    optimiser.step({"x": np.zeros(3)})
+    assert np.allclose(x, [0.9, -1.9, 0.0]), f"one step of weight decay 0.5 and lr 0.1 gave {x}, expected [0.9, -1.9, 0]"
+    for _ in range(200):
+        optimiser.step({"x": np.zeros(3)})
+    assert np.all(np.abs(x) < 0.1), f"200 more steps of pure weight decay left x at {x}, expected it near 0"
+
+
+def check_updates_in_place() -> None:
+    weights, bias = np.ones((2, 3)), np.zeros(3)
+    params = {"W": weights, "b": bias}
+    grads = {"W": np.full((2, 3), 0.5), "b": np.ones(3)}
+    kept = {name: g.copy() for name, g in grads.items()}
+    Adam(params, lr=0.1, weight_decay=0.1).step(grads)
+    assert params["W"] is weights and params["b"] is bias, "step replaced the arrays in `params`; update them in place"
+    assert np.allclose(weights, 0.9) and np.allclose(bias, -0.1), (
+        f"the original arrays were not updated: W = {weights.tolist()}, b = {bias.tolist()}"
+    )
+    assert all(np.array_equal(grads[n], kept[n]) for n in grads), "step modified the gradients it was given"
+
+
+CHECKS = [
+    ("Adam: minimises a quadratic", check_minimises_quadratic),
+    ("Adam: first step has size lr (bias correction)", check_first_step_has_size_lr),
+    ("Adam: zero gradient, no weight decay: no move", check_zero_gradient_does_not_move),
+    ("Adam: weight decay shrinks the parameters", check_weight_decay_shrinks),
+    ("Adam: parameters updated in place", check_updates_in_place),
+]
+
+
+if __name__ == "__main__":
+    run_checks(CHECKS, title="optim sanity checks")

@@ -1,0 +1,362 @@
+"""The feed-forward network that scores the next transition of the parser.
+
+Run `python parser_model.py` to check your work; each check reports
+"passed", "FAILED", "ERROR" or "not implemented yet".
+
+The parser describes a configuration by n_features token ids (words near
+the top of the stack and the front of the buffer, their part-of-speech
+tags and arc labels). For a batch of B configurations the network computes
+
+    x      = the embeddings of the B * n_features ids, one row per
+             configuration: (B, n_features * embed_size)
+    h      = relu(x @ W + b1)                            (B, hidden_size)
+    h_drop = dropout(h)          (while training only)   (B, hidden_size)
+    logits = h_drop @ U + b2                             (B, n_classes)
+
+and is trained with softmax cross-entropy on the logits (layers.py). The
+embeddings are parameters too: back-propagation updates the word vectors.
+
+Everything is float64, so that gradient checks are meaningful.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import numpy as np
+
+from layers import dropout_backward, dropout_forward, relu_backward, relu_forward
+from utils.gradcheck import assert_gradient
+from utils.sanity import run_checks
+
+Params = Dict[str, np.ndarray]
+
+
+def xavier_uniform(fan_in: int, fan_out: int, rng: np.random.Generator) -> np.ndarray:
+    """A (fan_in, fan_out) weight matrix with Xavier/Glorot uniform initialisation.
+
+    Entries are drawn independently and uniformly from [-limit, limit] with
+
+        limit = sqrt(6 / (fan_in + fan_out)).
+
+    This choice keeps the variance of the activations (forward) and of the
+    gradients (backward) roughly the same from one layer to the next, so
+    neither explodes nor vanishes at the start of training.
+
+    Args:
+        fan_in, fan_out: number of inputs and outputs of the layer.
+        rng: the generator to draw from (one call of rng.uniform).
+    """
+    ### BEGIN SOLUTION
+    limit = np.sqrt(6.0 / (fan_in + fan_out))
+    return rng.uniform(-limit, limit, size=(fan_in, fan_out))
+    ### END SOLUTION
+
+
+class ParserModel:
+    """Embedding layer, one ReLU hidden layer with dropout, linear output layer.
+
+    Attributes:
+        params: name -> float64 array, exactly these five:
+            "embeddings" (n_tokens, embed_size)
+            "W"          (n_features * embed_size, hidden_size)
+            "b1"         (hidden_size,)
+            "U"          (hidden_size, n_classes)
+            "b2"         (n_classes,)
+        rng: the generator used for the initial weights and for dropout.
+        cache: what the last call of `forward` kept for `backward`.
+    """
+
+    dtype = np.float64
+
+    def __init__(
+        self,
+        embeddings: np.ndarray,
+        n_features: int = 36,
+        hidden_size: int = 200,
+        n_classes: int = 3,
+        dropout_prob: float = 0.5,
+        seed: int = 0,
+    ) -> None:
+        """Create the parameters.
+
+        Args:
+            embeddings: (n_tokens, embed_size) initial vectors, one row per
+                token id (e.g. pretrained word vectors). Copied, not shared.
+            n_features: number of token ids describing one configuration.
+            hidden_size: number of hidden units.
+            n_classes: number of transitions to choose from.
+            dropout_prob: probability of dropping a hidden unit while training.
+            seed: seeds self.rng, so the same seed gives the same model and
+                the same dropout masks.
+
+        Set self.params (see the class docstring): W and U with
+        xavier_uniform, drawing W FIRST and then U from self.rng; b1 and b2
+        start at zero (the random weights already make the hidden units
+        differ from each other, so biases need no randomness).
+        """
+        embeddings = np.array(embeddings, dtype=self.dtype)  # a private copy
+        if embeddings.ndim != 2:
+            raise ValueError(f"embeddings must be (n_tokens, embed_size), got shape {embeddings.shape}")
+        self.n_tokens, self.embed_size = embeddings.shape
+        self.n_features = n_features
+        self.hidden_size = hidden_size
+        self.n_classes = n_classes
+        self.dropout_prob = dropout_prob
+        self.rng = np.random.default_rng(seed)
+        self.cache: Optional[tuple] = None
+        ### BEGIN SOLUTION
+        self.params: Params = {
+            "embeddings": embeddings,
+            "W": xavier_uniform(n_features * self.embed_size, hidden_size, self.rng),
+            "b1": np.zeros(hidden_size, dtype=self.dtype),
+            "U": xavier_uniform(hidden_size, n_classes, self.rng),
+            "b2": np.zeros(n_classes, dtype=self.dtype),
+        }
+        ### END SOLUTION
+
+    def _check_ids(self, w: np.ndarray) -> np.ndarray:
+        w = np.asarray(w)
+        if w.ndim != 2 or w.shape[1] != self.n_features or not np.issubdtype(w.dtype, np.integer):
+            raise ValueError(f"expected integer ids of shape (batch, {self.n_features}), got {w.dtype} {w.shape}")
+        if w.size and (w.min() < 0 or w.max() >= self.n_tokens):
+            raise ValueError(f"token ids must lie in [0, {self.n_tokens}), got {w.min()}..{w.max()}")
+        return w
+
+    def embedding_lookup(self, w: np.ndarray) -> np.ndarray:
+        """Concatenated embeddings of the ids of each configuration.
+
+        Args:
+            w: (batch, n_features) integer token ids.
+
+        Returns:
+            (batch, n_features * embed_size): row i is the embedding of
+            w[i, 0], then that of w[i, 1], and so on.
+
+        Hint: no loop needed. Indexing an (n_tokens, embed_size) array with
+        an integer array of shape (batch, n_features) gives an array of
+        shape (batch, n_features, embed_size); then reshape.
+        """
+        w = self._check_ids(w)
+        ### BEGIN SOLUTION
+        vectors = self.params["embeddings"][w]  # (batch, n_features, embed_size)
+        return vectors.reshape(w.shape[0], self.n_features * self.embed_size)
+        ### END SOLUTION
+
+    def embedding_backward(self, w: np.ndarray, dx: np.ndarray) -> np.ndarray:
+        """Gradient with respect to the embedding matrix, given dL/dx.
+
+        Each looked-up row x[i, f*E:(f+1)*E] is a copy of embedding row
+        w[i, f], so its gradient is added to that row. An id that appears
+        several times (NULL, ROOT and the tag ids do in almost every
+        configuration) receives the SUM of all its gradients.
+
+        Args:
+            w: (batch, n_features) the ids given to `embedding_lookup`.
+            dx: (batch, n_features * embed_size) gradient of the loss with
+                respect to the output of `embedding_lookup`.
+
+        Returns:
+            (n_tokens, embed_size), zero in the rows of ids not in w.
+
+        Hint: `grad[ids] += rows` is WRONG when ids repeat: only one of the
+        repeated additions survives. `np.add.at(grad, ids, rows)` adds them
+        all. (np.bincount, with the `weights` argument, adds them all too,
+        and is faster.)
+        """
+        w = self._check_ids(w)
+        ### BEGIN SOLUTION
+        ids = w.ravel()  # (batch * n_features,)
+        rows = dx.reshape(ids.size, self.embed_size)  # gradient of each looked-up row
+        # Same sums as np.add.at(grad, ids, rows), about 3x faster: number every
+        # cell (id, column) of the gradient matrix and let bincount add per cell.
+        cells = (ids[:, None] * self.embed_size + np.arange(self.embed_size)).ravel()
+        grad = np.bincount(cells, weights=rows.ravel(), minlength=self.n_tokens * self.embed_size)
+        return grad.reshape(self.n_tokens, self.embed_size)
+        ### END SOLUTION
+
+    def forward(self, w: np.ndarray, training: bool = False) -> np.ndarray:
+        """Logits of the transitions for a batch of configurations.
+
+        Args:
+            w: (batch, n_features) integer token ids.
+            training: apply dropout (with self.rng) when True.
+
+        Returns:
+            logits, (batch, n_classes).
+
+        Store in self.cache what `backward` needs (use the layers' caches).
+        """
+        ### BEGIN SOLUTION
+        params = self.params
+        x = self.embedding_lookup(w)  # (batch, n_features * embed_size)
+        h, relu_cache = relu_forward(x @ params["W"] + params["b1"])  # (batch, hidden_size)
+        h_drop, dropout_cache = dropout_forward(h, self.dropout_prob, training, self.rng)
+        logits = h_drop @ params["U"] + params["b2"]  # (batch, n_classes)
+        self.cache = (np.asarray(w), x, relu_cache, h_drop, dropout_cache)
+        return logits
+        ### END SOLUTION
+
+    def backward(self, dlogits: np.ndarray) -> Params:
+        """Gradients of the loss with respect to every parameter.
+
+        Args:
+            dlogits: (batch, n_classes) gradient of the loss with respect to
+                the logits of the last `forward` call (e.g. the second
+                output of softmax_cross_entropy).
+
+        Returns:
+            name -> gradient, the same names and shapes as self.params.
+
+        Hint: go through forward in reverse. For out = inp @ M + b:
+        dM = inp.T @ dout, db = dout summed over the batch, and
+        dinp = dout @ M.T.
+        """
+        if self.cache is None:
+            raise RuntimeError("backward needs the cache of a forward call; call forward first")
+        ### BEGIN SOLUTION
+        w, x, relu_cache, h_drop, dropout_cache = self.cache
+        params = self.params
+        grads: Params = {}
+        grads["U"] = h_drop.T @ dlogits  # (hidden_size, n_classes)
+        grads["b2"] = dlogits.sum(axis=0)
+        dh = dropout_backward(dlogits @ params["U"].T, dropout_cache)  # (batch, hidden_size)
+        dh_pre = relu_backward(dh, relu_cache)
+        grads["W"] = x.T @ dh_pre  # (n_features * embed_size, hidden_size)
+        grads["b1"] = dh_pre.sum(axis=0)
+        grads["embeddings"] = self.embedding_backward(w, dh_pre @ params["W"].T)
+        return grads
+        ### END SOLUTION
+
+
+# --------------------------------------------------------------------------
+# Sanity checks: run `python parser_model.py`.
+# --------------------------------------------------------------------------
+
+# A small model, so the gradient check is quick: 20 token ids, of which the
+# first three (think NULL, ROOT, a frequent tag) appear in every row.
+N_TOKENS, EMBED_SIZE, N_FEATURES, HIDDEN_SIZE, N_CLASSES, BATCH = 20, 4, 6, 5, 3, 8
+SHAPES = {
+    "embeddings": (N_TOKENS, EMBED_SIZE),
+    "W": (N_FEATURES * EMBED_SIZE, HIDDEN_SIZE),
+    "b1": (HIDDEN_SIZE,),
+    "U": (HIDDEN_SIZE, N_CLASSES),
+    "b2": (N_CLASSES,),
+}
+
+
+def _small_model(dropout_prob: float = 0.5) -> ParserModel:
+    embeddings = np.random.default_rng(10).standard_normal((N_TOKENS, EMBED_SIZE))
+    model = ParserModel(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, dropout_prob, seed=0)
+    # Non-zero biases, so that a forgotten bias term changes the results.
+    model.params["b1"][...] = np.random.default_rng(11).uniform(-0.5, 0.5, HIDDEN_SIZE)
+    model.params["b2"][...] = np.random.default_rng(12).uniform(-0.5, 0.5, N_CLASSES)
+    return model
+
+
+def _small_batch() -> np.ndarray:
+    w = np.random.default_rng(13).integers(0, N_TOKENS, size=(BATCH, N_FEATURES))
+    w[:, :3] = [0, 1, 2]  # repeated in every row
+    w[0, 3:] = 5  # and repeated within a row
+    return w
+
+
+def check_init() -> None:
+    embeddings = np.random.default_rng(0).standard_normal((N_TOKENS, EMBED_SIZE))
+    model = ParserModel(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, seed=3)
+    assert set(model.params) == set(SHAPES), f"params has keys {sorted(model.params)}, expected {sorted(SHAPES)}"
+    for name, shape in SHAPES.items():
+        assert model.params[name].shape == shape, f"params[{name!r}] has shape {model.params[name].shape}, expected {shape}"
+        assert model.params[name].dtype == np.float64, f"params[{name!r}] is {model.params[name].dtype}, expected float64"
+    assert np.array_equal(model.params["embeddings"], embeddings), "params['embeddings'] differs from the given embeddings"
+    model.params["embeddings"][0, 0] += 1.0
+    assert model.params["embeddings"][0, 0] != embeddings[0, 0], "params['embeddings'] must be a copy of the argument"
+    assert not model.params["b1"].any() and not model.params["b2"].any(), "the biases should start at zero"
+    for name, (fan_in, fan_out) in (("W", SHAPES["W"]), ("U", SHAPES["U"])):
+        limit = np.sqrt(6.0 / (fan_in + fan_out))
+        values = model.params[name]
+        assert np.all(np.abs(values) <= limit), f"params[{name!r}] has entries outside [-{limit:.3f}, {limit:.3f}]"
+        assert values.std() > 0.3 * limit, f"params[{name!r}] looks too narrow for Xavier init (std {values.std():.3f})"
+    again = ParserModel(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, seed=3)
+    assert np.array_equal(again.params["W"], model.params["W"]), "the same seed must give the same W"
+
+
+def check_embedding_lookup() -> None:
+    embeddings = np.arange(N_TOKENS * EMBED_SIZE, dtype=float).reshape(N_TOKENS, EMBED_SIZE)
+    model = ParserModel(embeddings, n_features=3, hidden_size=HIDDEN_SIZE)
+    w = np.array([[1, 0, 19], [4, 4, 2]])
+    x = model.embedding_lookup(w)
+    expected = np.array([np.concatenate([embeddings[i] for i in row]) for row in w])
+    assert x.shape == (2, 3 * EMBED_SIZE), f"embedding_lookup gave shape {x.shape}, expected {(2, 3 * EMBED_SIZE)}"
+    assert np.array_equal(x, expected), f"embedding_lookup of {w.tolist()} gave {x.tolist()}, expected {expected.tolist()}"
+
+
+def check_embedding_backward() -> None:
+    model = _small_model()
+    w = _small_batch()
+    dx = np.random.default_rng(14).standard_normal((BATCH, N_FEATURES * EMBED_SIZE))
+    expected = np.zeros((N_TOKENS, EMBED_SIZE))
+    for i in range(BATCH):  # slow but obviously right
+        for f in range(N_FEATURES):
+            expected[w[i, f]] += dx[i, f * EMBED_SIZE : (f + 1) * EMBED_SIZE]
+    grad = model.embedding_backward(w, dx)
+    assert grad.shape == expected.shape, f"embedding_backward gave shape {grad.shape}, expected {expected.shape}"
+    assert np.allclose(grad, expected), "embedding_backward is wrong (are the gradients of repeated ids summed?)"
+
+
+def check_forward() -> None:
+    model = _small_model()
+    w = _small_batch()
+    logits = model.forward(w)
+    assert logits.shape == (BATCH, N_CLASSES), f"forward gave shape {logits.shape}, expected {(BATCH, N_CLASSES)}"
+    p = model.params
+    expected = np.maximum(model.embedding_lookup(w) @ p["W"] + p["b1"], 0.0) @ p["U"] + p["b2"]
+    assert np.allclose(logits, expected), "forward(training=False) does not compute relu(x W + b1) U + b2"
+    assert np.array_equal(model.forward(w), logits), "forward(training=False) should be deterministic"
+    assert not np.allclose(model.forward(w, training=True), logits), "forward(training=True) should apply dropout"
+
+
+def _check_gradients(training: bool) -> None:
+    # The loss sum(logits * weights), with fixed random weights, has
+    # dloss/dlogits = weights: it tests backward on its own, whatever the
+    # classification loss.
+    model = _small_model()
+    w = _small_batch()
+    weights = np.random.default_rng(15).standard_normal((BATCH, N_CLASSES))
+
+    def loss_and_gradient(name: str):
+        def f(value: np.ndarray):
+            model.params[name][...] = value
+            model.rng = np.random.default_rng(16)  # the same dropout mask at every call
+            logits = model.forward(w, training=training)
+            return float(np.sum(logits * weights)), model.backward(weights)[name]
+
+        return f
+
+    for name in SHAPES:
+        start = model.params[name].copy()
+        mode = "training" if training else "evaluation"
+        assert_gradient(loss_and_gradient(name), start, f"params[{name!r}] ({mode} mode)")
+        model.params[name][...] = start
+
+
+def check_gradients_eval() -> None:
+    _check_gradients(training=False)
+
+
+def check_gradients_training() -> None:
+    _check_gradients(training=True)
+
+
+CHECKS = [
+    ("ParserModel: parameters and initialisation", check_init),
+    ("embedding_lookup: shapes and values", check_embedding_lookup),
+    ("embedding_backward: repeated ids are summed", check_embedding_backward),
+    ("forward: shape and values", check_forward),
+    ("backward: gradient check, evaluation mode", check_gradients_eval),
+    ("backward: gradient check with dropout", check_gradients_training),
+]
+
+
+if __name__ == "__main__":
+    run_checks(CHECKS, title="parser_model sanity checks")

@@ -1,0 +1,292 @@
+"""Arc-standard transition system and batched parsing.
+
+Run `python parser_transitions.py` to check your work; each check reports
+"passed", "FAILED", "ERROR" or "not implemented yet".
+
+A parse in progress (a "configuration") has three parts:
+
+    stack         words being worked on; starts as ["ROOT"], its top is
+                  the LAST element of the list
+    buffer        words not read yet; starts as the whole sentence, the
+                  next word is the FIRST element
+    dependencies  arcs found so far, as (head, dependent) pairs
+
+and three transitions change it:
+
+    "S"   shift:      move the first word of the buffer onto the stack
+    "LA"  left-arc:   the second item from the top becomes a dependent of
+                      the top item and leaves the stack
+    "RA"  right-arc:  the top item becomes a dependent of the second item
+                      and leaves the stack
+
+A sentence of n words is parsed by exactly 2n transitions (n shifts, and n
+arcs that each remove one word); at the end the buffer is empty and only
+ROOT is left on the stack.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, List, Protocol, Sequence, Tuple
+
+from utils.sanity import run_checks
+
+TRANSITIONS = ("S", "LA", "RA")
+
+Token = Hashable  # a word, or an integer id as used by the parser
+Arc = Tuple[Token, Token]  # (head, dependent)
+
+
+class PartialParse:
+    """The configuration of one sentence that is being parsed."""
+
+    def __init__(self, sentence: Sequence[Token]) -> None:
+        """Start a parse: ROOT alone on the stack, the whole sentence in the buffer.
+
+        Args:
+            sentence: the tokens of the sentence, in order. Kept as
+                `self.sentence` and never modified; the buffer is a copy.
+        """
+        self.sentence = sentence
+        ### BEGIN SOLUTION
+        self.stack: List[Token] = ["ROOT"]
+        self.buffer: List[Token] = list(sentence)  # a copy: parsing empties the buffer
+        self.dependencies: List[Arc] = []
+        ### END SOLUTION
+
+    @property
+    def is_finished(self) -> bool:
+        """True once the buffer is empty and only one item (ROOT) is left on the stack."""
+        return not self.buffer and len(self.stack) == 1
+
+    def parse_step(self, transition: str) -> None:
+        """Apply one transition ("S", "LA" or "RA") to this configuration.
+
+        Raises:
+            ValueError: for any other transition.
+        """
+        if transition not in TRANSITIONS:
+            raise ValueError(f"unknown transition {transition!r}; expected one of {TRANSITIONS}")
+        ### BEGIN SOLUTION
+        if transition == "S":
+            self.stack.append(self.buffer.pop(0))
+        elif transition == "LA":
+            dependent = self.stack.pop(-2)
+            self.dependencies.append((self.stack[-1], dependent))
+        else:  # "RA"
+            dependent = self.stack.pop()
+            self.dependencies.append((self.stack[-1], dependent))
+        ### END SOLUTION
+
+    def parse(self, transitions: Sequence[str]) -> List[Arc]:
+        """Apply the transitions in order and return the dependencies found."""
+        for transition in transitions:
+            self.parse_step(transition)
+        return self.dependencies
+
+
+class TransitionModel(Protocol):
+    """Anything with a `predict` method, e.g. the parser's neural network."""
+
+    def predict(self, partial_parses: List[PartialParse]) -> List[str]:
+        """One transition per parse, in the same order."""
+        ...
+
+
+def minibatch_parse(
+    sentences: Sequence[Sequence[Token]], model: TransitionModel, batch_size: int
+) -> List[List[Arc]]:
+    """Parse many sentences, asking the model about batch_size parses at a time.
+
+    Asking a neural network about many configurations at once is much
+    faster than asking about one at a time: one big matrix product instead
+    of many small ones.
+
+    Algorithm:
+        1. Make one PartialParse per sentence.
+        2. Keep a separate list of the unfinished parses.
+        3. While there are unfinished parses:
+           - take the first batch_size of them,
+           - ask model.predict for one transition per parse in the batch,
+           - apply each transition to its parse,
+           - remove the parses that are now finished from the unfinished
+             list.
+        4. Return the dependencies of every parse.
+
+    Args:
+        sentences: the sentences (lists of tokens). Not modified.
+        model: has `predict(partial_parses) -> list of transitions`.
+        batch_size: how many parses to hand the model at once (>= 1).
+
+    Returns:
+        One list of (head, dependent) arcs per sentence, in the order of
+        `sentences` (however soon each parse finished).
+
+    Hint: `unfinished = parses` makes a second NAME for the same list, so
+    removing from one removes from the other. Copy the list (or rebuild
+    it with a list comprehension) instead.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    ### BEGIN SOLUTION
+    parses = [PartialParse(sentence) for sentence in sentences]
+    unfinished = [parse for parse in parses if not parse.is_finished]  # empty sentences are done at once
+    while unfinished:
+        batch = unfinished[:batch_size]
+        for parse, transition in zip(batch, model.predict(batch)):
+            parse.parse_step(transition)
+        unfinished = [parse for parse in unfinished if not parse.is_finished]
+    return [parse.dependencies for parse in parses]
+    ### END SOLUTION
+
+
+# --------------------------------------------------------------------------
+# Sanity checks: run `python parser_transitions.py`.
+# --------------------------------------------------------------------------
+
+
+def _configuration(stack: List[Token], buffer: List[Token], dependencies: List[Arc]) -> PartialParse:
+    """A PartialParse put directly into the given state (without __init__)."""
+    parse = PartialParse.__new__(PartialParse)
+    parse.sentence = list(buffer)
+    parse.stack, parse.buffer, parse.dependencies = list(stack), list(buffer), list(dependencies)
+    return parse
+
+
+def _check_step(transition: str, before: Tuple, after: Tuple) -> None:
+    parse = _configuration(*before)
+    parse.parse_step(transition)
+    got = (parse.stack, parse.buffer, parse.dependencies)
+    expected = tuple(list(part) for part in after)
+    assert got == expected, (
+        f"{transition} from stack={before[0]}, buffer={before[1]}, dependencies={before[2]} gave "
+        f"stack={got[0]}, buffer={got[1]}, dependencies={got[2]}; "
+        f"expected stack={expected[0]}, buffer={expected[1]}, dependencies={expected[2]}"
+    )
+
+
+def check_initial_configuration() -> None:
+    sentence = ["The", "cat", "sat"]
+    parse = PartialParse(sentence)
+    assert parse.stack == ["ROOT"], f"initial stack {parse.stack}, expected ['ROOT']"
+    assert parse.buffer == sentence, f"initial buffer {parse.buffer}, expected {sentence}"
+    assert parse.buffer is not sentence, "the buffer must be a copy of the sentence, not the same list"
+    assert parse.dependencies == [], f"initial dependencies {parse.dependencies}, expected []"
+
+
+def check_shift() -> None:
+    _check_step("S", (["ROOT", "the"], ["cat", "sat"], []), (["ROOT", "the", "cat"], ["sat"], []))
+
+
+def check_left_arc() -> None:
+    _check_step("LA", (["ROOT", "the", "cat"], ["sat"], []), (["ROOT", "cat"], ["sat"], [("cat", "the")]))
+
+
+def check_right_arc() -> None:
+    _check_step(
+        "RA",
+        (["ROOT", "run", "fast"], [], [("run", "I")]),
+        (["ROOT", "run"], [], [("run", "I"), ("run", "fast")]),
+    )
+
+
+def check_full_parse() -> None:
+    # Worked out by hand: "presented" heads "I", "findings" and "conference";
+    # "findings" heads "my"; "conference" heads "at", "the" and "NLP".
+    sentence = ["I", "presented", "my", "findings", "at", "the", "NLP", "conference"]
+    original = list(sentence)
+    transitions = ["S", "S", "LA", "S", "S", "LA", "RA", "S", "S", "S", "S", "LA", "LA", "LA", "RA", "RA"]
+    expected = [
+        ("presented", "I"),
+        ("findings", "my"),
+        ("presented", "findings"),
+        ("conference", "NLP"),
+        ("conference", "the"),
+        ("conference", "at"),
+        ("presented", "conference"),
+        ("ROOT", "presented"),
+    ]
+    parse = PartialParse(sentence)
+    dependencies = parse.parse(transitions)
+    assert dependencies == expected, f"parse gave {dependencies}, expected {expected}"
+    assert parse.stack == ["ROOT"] and parse.buffer == [], (
+        f"after the last transition stack={parse.stack}, buffer={parse.buffer}; expected ['ROOT'] and []"
+    )
+    assert sentence == original, f"parsing modified the input sentence: it is now {sentence}"
+
+
+class _DummyModel:
+    """Shifts everything, then adds arcs: all right-arcs for sentences of
+    even length, left-arcs (then a final right-arc to ROOT) for odd ones.
+
+    Records the size of every batch it is asked about.
+    """
+
+    def __init__(self) -> None:
+        self.batch_sizes: List[int] = []
+
+    def predict(self, partial_parses: List[PartialParse]) -> List[str]:
+        self.batch_sizes.append(len(partial_parses))
+        return [self._choose(parse) for parse in partial_parses]
+
+    @staticmethod
+    def _choose(parse: PartialParse) -> str:
+        if parse.buffer:
+            return "S"
+        if len(parse.stack) == 2 or len(parse.sentence) % 2 == 0:
+            return "RA"
+        return "LA"
+
+
+def _expected_arcs(sentence: Sequence[Token]) -> List[Arc]:
+    """The arcs _DummyModel produces for `sentence`, worked out directly."""
+    words = list(sentence)
+    if not words:
+        return []
+    if len(words) % 2 == 0:  # right-arcs: each word heads the next one
+        arcs = [(words[i - 1], words[i]) for i in range(len(words) - 1, 0, -1)]
+        return arcs + [("ROOT", words[0])]
+    last = words[-1]  # left-arcs: the last word heads all the others
+    return [(last, words[i]) for i in range(len(words) - 2, -1, -1)] + [("ROOT", last)]
+
+
+def check_minibatch_parse() -> None:
+    sentences = [
+        ["right", "arcs", "only"],
+        ["a", "longer", "sentence", "with", "six", "words"],
+        ["one"],
+        ["two", "words"],
+        ["the", "last", "sentence", "of", "five"],
+        [7, 3, 7, 9],  # the parser itself uses integer ids
+    ]
+    originals = [list(s) for s in sentences]
+    for batch_size in (1, 2, 4, 100):
+        model = _DummyModel()
+        result = minibatch_parse(sentences, model, batch_size)
+        assert isinstance(result, list) and len(result) == len(sentences), (
+            f"batch_size {batch_size}: expected a list of {len(sentences)} dependency lists, got {result!r}"
+        )
+        for sentence, arcs in zip(sentences, result):
+            expected = _expected_arcs(sentence)
+            assert list(arcs) == expected, (
+                f"batch_size {batch_size}: sentence {sentence} got {arcs}, expected {expected} "
+                f"(results must be in the order of the sentences)"
+            )
+        assert max(model.batch_sizes) <= batch_size, f"predict got {max(model.batch_sizes)} parses at once, batch_size {batch_size}"
+        assert model.batch_sizes[0] == min(batch_size, len(sentences)), (
+            f"batch_size {batch_size}: the first batch had {model.batch_sizes[0]} parses, expected full batches"
+        )
+        assert sentences == originals, "minibatch_parse modified the input sentences"
+
+
+CHECKS = [
+    ("PartialParse: initial configuration", check_initial_configuration),
+    ("parse_step: shift", check_shift),
+    ("parse_step: left-arc", check_left_arc),
+    ("parse_step: right-arc", check_right_arc),
+    ("parse: 'I presented my findings at the NLP conference'", check_full_parse),
+    ("minibatch_parse: dummy model, several batch sizes", check_minibatch_parse),
+]
+
+
+if __name__ == "__main__":
+    run_checks(CHECKS, title="parser_transitions sanity checks")

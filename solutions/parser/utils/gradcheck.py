@@ -1,0 +1,1 @@
+../../word2vec/utils/gradcheck.py
