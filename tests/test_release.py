@@ -81,18 +81,22 @@ def test_starter_contains_no_solution(repo):
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, path
 
 
-@pytest.mark.parametrize("module", ["nn_basics", "word2vec", "sgd"])
-def test_starter_sanity_checks_run_and_say_not_implemented(module, repo):
-    run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / "assignment" / "word2vec",
+STUDENT_MODULES = [("word2vec", m) for m in ("nn_basics", "word2vec", "sgd")] + \
+                  [("parser", m) for m in ("optim", "layers", "parser_transitions", "parser_model")]
+
+
+@pytest.mark.parametrize("assignment, module", STUDENT_MODULES)
+def test_starter_sanity_checks_run_and_say_not_implemented(assignment, module, repo):
+    run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / "assignment" / assignment,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "not implemented yet" in run.stdout
     assert "Traceback" not in run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("module", ["nn_basics", "word2vec", "sgd"])
-def test_reference_sanity_checks_pass(module, repo):
-    run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / "solutions" / "word2vec",
+@pytest.mark.parametrize("assignment, module", STUDENT_MODULES)
+def test_reference_sanity_checks_pass(assignment, module, repo):
+    run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / "solutions" / assignment,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     summary = re.search(r"Summary: (\d+)/(\d+) checks passed", run.stdout)
