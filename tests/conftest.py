@@ -47,3 +47,36 @@ def question_scores(results: GradescopeResults) -> dict[str, tuple[float, float]
         entry[0] += test.score
         entry[1] += test.max_score
     return {q: (s, m) for q, (s, m) in scores.items()}
+
+
+def assert_complete(results: GradescopeResults, grader: Grader) -> None:
+    """Every declared question is present with exactly its declared points."""
+    config = grader.assignment.config
+    scores = question_scores(results)
+    assert sorted(scores) == sorted(q.id for q in config.questions)
+    for question in config.questions:
+        assert scores[question.id][1] == pytest.approx(question.points), question.id
+    assert results.max_score == pytest.approx(config.total_points)
+
+
+def check_starter_scores_zero(grader: Grader, starter: Path) -> None:
+    """The generated starter: graded without a crash, every question present, nothing earned."""
+    results = grader(starter)
+    assert_complete(results, grader)
+    assert results.score == 0
+    for test in results.tests:
+        assert "not implemented yet" in test.output, (test.number, test.output)
+        assert "autograder itself failed" not in test.output
+
+
+def check_bug_is_localised(bug, grader: Grader, reference: Path, tmp_path: Path) -> GradescopeResults:
+    """A planted bug loses points, only in tests tagged with its function, in exactly its questions."""
+    results = grader(bug.apply(reference, tmp_path / "submission"))
+    assert_complete(results, grader)
+    failed = lost_points(results)
+    assert failed, f"{bug.name}: no test noticed the bug"
+    for test in failed:
+        assert bug.function in test.tags, f"{bug.name}: lost points in {test.number} tagged {test.tags}"
+        assert test.output.strip() and "autograder itself failed" not in test.output
+    assert {t.number.split(".")[0] for t in failed} == bug.questions
+    return results

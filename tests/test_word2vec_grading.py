@@ -8,18 +8,9 @@ import subprocess
 import pytest
 
 from autograder.results import GradescopeResults
-from tests.conftest import PYTHON, lost_points, question_scores
+from tests.conftest import (PYTHON, assert_complete, check_bug_is_localised, check_starter_scores_zero,
+                            lost_points)
 from tests.fixtures.word2vec_bugs import BUGS
-
-
-def assert_complete(results: GradescopeResults, grader) -> None:
-    """Every declared question is present with exactly its declared points."""
-    config = grader.assignment.config
-    scores = question_scores(results)
-    assert sorted(scores) == sorted(q.id for q in config.questions)
-    for question in config.questions:
-        assert scores[question.id][1] == pytest.approx(question.points), question.id
-    assert results.max_score == pytest.approx(config.total_points)
 
 
 def test_reference_gets_full_marks(word2vec_grader, repo):
@@ -30,12 +21,7 @@ def test_reference_gets_full_marks(word2vec_grader, repo):
 
 
 def test_starter_gets_zero_without_crashing(word2vec_grader, repo):
-    results = word2vec_grader(repo / "assignment" / "word2vec")
-    assert_complete(results, word2vec_grader)
-    assert results.score == 0
-    for test in results.tests:
-        assert "not implemented yet" in test.output, (test.number, test.output)
-        assert "autograder itself failed" not in test.output
+    check_starter_scores_zero(word2vec_grader, repo / "assignment" / "word2vec")
 
 
 def test_every_test_names_the_functions_it_calls(word2vec_grader, repo):
@@ -51,16 +37,7 @@ def test_every_test_names_the_functions_it_calls(word2vec_grader, repo):
 
 @pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
 def test_bug_loses_points_only_where_it_is(bug, word2vec_grader, repo, tmp_path):
-    submission = bug.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
-    results = word2vec_grader(submission)
-    assert_complete(results, word2vec_grader)
-    failed = lost_points(results)
-    assert failed, f"{bug.name}: no test noticed the bug"
-    for test in failed:
-        assert bug.function in test.tags, f"{bug.name}: lost points in {test.number} tagged {test.tags}"
-    assert {t.number.split(".")[0] for t in failed} == bug.questions
-    for test in failed:  # the feedback says which function and case, and why
-        assert test.output.strip() and "autograder itself failed" not in test.output
+    check_bug_is_localised(bug, word2vec_grader, repo / "solutions" / "word2vec", tmp_path)
 
 
 def test_gradient_feedback_separates_loss_and_gradient(word2vec_grader, repo, tmp_path):
