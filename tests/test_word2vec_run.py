@@ -63,6 +63,28 @@ def test_missing_data_gives_a_clear_error(tmp_path, repo):
     assert "Traceback" not in result.stderr and "--data" in result.stdout + result.stderr
 
 
+def test_starter_says_what_to_finish_first(tmp_path, repo):
+    """Run before the functions are written: a message pointing at the sanity checks, no traceback."""
+    corpus = write_corpus(tmp_path / "tiny.conllu", n_sentences=20)
+    result = subprocess.run([PYTHON, "run.py", "--data", str(corpus), "--iterations", "10", "--min-count", "1",
+                             "--out", str(tmp_path / "out")], cwd=repo / "assignment" / "word2vec",
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "python word2vec.py" in result.stderr and "sanity checks" in result.stderr
+
+
+def test_corpus_without_any_context_is_refused(tmp_path):
+    """One-word sentences have no context: get_random_context would search forever."""
+    path = tmp_path / "lonely.conllu"
+    path.write_text("".join(f"# sent_id = {i}\n1\tword{i}\t_\tX\tX\t_\t0\troot\t_\t_\n\n" for i in range(5)))
+    result = subprocess.run([PYTHON, "-c", "import sys; from utils.corpus import Corpus; "
+                             f"Corpus.from_conllu({str(path)!r}, min_count=1)"],
+                            cwd=Path(__file__).resolve().parents[1] / "solutions" / "word2vec",
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "no sentence has two different words" in result.stderr
+
+
 @pytest.mark.realdata
 @pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not at ../shared/data/ud-english-ewt")
 def test_full_run_on_ewt(tmp_path, repo):

@@ -10,7 +10,7 @@ so a layer computes X @ W + b with W of shape (D_in, D_out) and b of shape
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -72,7 +72,7 @@ def sigmoid_grad(s: np.ndarray) -> np.ndarray:
 
 def unpack_params(
     params: np.ndarray, dimensions: Sequence[int]
-) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cut the flat parameter vector into W1, b1, W2, b2.
 
     Args:
@@ -92,7 +92,9 @@ def unpack_params(
         pieces.append(params[offset : offset + size].reshape(shape))
         offset += size
     if offset != params.size:
-        raise ValueError(f"expected {offset} parameters for dimensions {list(dimensions)}, got {params.size}")
+        raise ValueError(
+            f"expected {offset} parameters for dimensions {list(dimensions)}, got {params.size}"
+        )
     W1, b1, W2, b2 = pieces
     return W1, b1, W2, b2
 
@@ -104,7 +106,7 @@ def pack_params(*arrays: np.ndarray) -> np.ndarray:
 
 def forward_backward_prop(
     X: np.ndarray, labels: np.ndarray, params: np.ndarray, dimensions: Sequence[int]
-) -> Tuple[float, np.ndarray]:
+) -> tuple[float, np.ndarray]:
     """Cost and gradient of a one-hidden-layer classifier on a batch.
 
     The network:
@@ -162,8 +164,12 @@ def input_gradient(
 
 def _assert_close(actual, expected, what: str) -> None:
     actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
-    assert np.allclose(actual, expected, rtol=1e-6, atol=1e-8), f"{what}: got {actual}, expected {expected}"
+    assert actual.shape == expected.shape, (
+        f"{what}: shape {actual.shape}, expected {expected.shape}"
+    )
+    assert np.allclose(actual, expected, rtol=1e-6, atol=1e-8), (
+        f"{what}: got {actual}, expected {expected}"
+    )
 
 
 def check_softmax_small() -> None:
@@ -176,8 +182,14 @@ def check_softmax_small() -> None:
 
 
 def check_softmax_stable() -> None:
-    _assert_close(softmax(np.array([1001.0, 1002.0])), [0.26894142, 0.73105858], "softmax([1001, 1002])")
-    _assert_close(softmax(np.array([[-1001.0, -1002.0]])), [[0.73105858, 0.26894142]], "softmax([[-1001, -1002]])")
+    _assert_close(
+        softmax(np.array([1001.0, 1002.0])), [0.26894142, 0.73105858], "softmax([1001, 1002])"
+    )
+    _assert_close(
+        softmax(np.array([[-1001.0, -1002.0]])),
+        [[0.73105858, 0.26894142]],
+        "softmax([[-1001, -1002]])",
+    )
 
 
 def check_softmax_leaves_input_alone() -> None:
@@ -191,10 +203,14 @@ def check_sigmoid() -> None:
     x = np.array([[1.0, 2.0], [-1.0, -2.0]])
     s = sigmoid(x)
     _assert_close(s, [[0.73105858, 0.88079708], [0.26894142, 0.11920292]], "sigmoid")
-    _assert_close(sigmoid_grad(s), [[0.19661193, 0.10499359], [0.19661193, 0.10499359]], "sigmoid_grad(sigmoid(x))")
+    _assert_close(
+        sigmoid_grad(s),
+        [[0.19661193, 0.10499359], [0.19661193, 0.10499359]],
+        "sigmoid_grad(sigmoid(x))",
+    )
 
 
-def _random_network(seed: int = 0) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[int]]:
+def _random_network(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
     """A batch of 20 examples for a [10, 5, 10] network with random weights."""
     rng = np.random.default_rng(seed)
     dimensions = [10, 5, 10]
@@ -222,7 +238,7 @@ def check_parameter_gradient() -> None:
 def check_input_gradient() -> None:
     X, labels, params, dimensions = _random_network()
 
-    def cost_and_input_gradient(x: np.ndarray) -> Tuple[float, np.ndarray]:
+    def cost_and_input_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
         cost, _ = forward_backward_prop(x, labels, params, dimensions)
         return cost, input_gradient(x, labels, params, dimensions)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional, Tuple, Union
 
 import numpy as np
 
@@ -22,8 +22,8 @@ ANNEAL_EVERY = 20000
 # Weight of the newest loss in the printed moving average.
 SMOOTHING = 0.05
 
-Params = Union[float, np.ndarray]
-PathLike = Union[str, Path]
+Params = float | np.ndarray
+PathLike = str | Path
 
 
 # ------------------------------------------------------------- checkpoints
@@ -75,13 +75,13 @@ def load_checkpoint(iteration: int, checkpoint_dir: PathLike = ".") -> np.ndarra
 
 
 def sgd(
-    f: Callable[[Params], Tuple[float, Params]],
+    f: Callable[[Params], tuple[float, Params]],
     x0: Params,
     step: float,
     iterations: int,
-    postprocessing: Optional[Callable[[Params], Params]] = None,
+    postprocessing: Callable[[Params], Params] | None = None,
     use_saved: bool = False,
-    print_every: Optional[int] = 10,
+    print_every: int | None = 10,
     *,
     checkpoint_dir: PathLike = ".",
 ) -> Params:
@@ -121,8 +121,8 @@ def sgd(
     smoothed_loss = None
     for iteration in range(start + 1, iterations + 1):
         # One update: evaluate f at x to get `loss` and the gradient, then
-        # move x a distance `step` against the gradient. Build a new x
-        # rather than changing the array in place (x0 must not change).
+        # move x downhill by `step` times the gradient. Build a new x rather
+        # than changing the array in place (x0 must not change).
         ### BEGIN SOLUTION
         loss, grad = f(x)
         x = x - step * grad
@@ -150,14 +150,16 @@ def sgd(
 # --------------------------------------------------------------------------
 
 
-def _quadratic(x: Params) -> Tuple[float, Params]:
+def _quadratic(x: Params) -> tuple[float, Params]:
     """sum(x**2) and its gradient 2x."""
     return float(np.sum(x**2)), 2 * x
 
 
 def _check_quadratic_from(start: float) -> None:
     x = sgd(_quadratic, start, 0.01, 1000, print_every=None)
-    assert abs(float(x)) <= 1e-6, f"sgd on sum(x**2) from {start} ended at {x}, expected |x| <= 1e-6"
+    assert abs(float(x)) <= 1e-6, (
+        f"sgd on sum(x**2) from {start} ended at {x}, expected |x| <= 1e-6"
+    )
 
 
 def check_quadratic_floats() -> None:

@@ -12,7 +12,7 @@ Notation (one word per row everywhere):
 from __future__ import annotations
 
 import random
-from typing import Callable, Dict, List, Sequence, Tuple
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from utils.sanity import run_checks
 from utils.utils import normalize_rows
 
 # (loss, gradient for v_c of shape (d,), gradient for U of shape (|V|, d))
-LossAndGradients = Tuple[float, np.ndarray, np.ndarray]
+LossAndGradients = tuple[float, np.ndarray, np.ndarray]
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -70,7 +70,7 @@ def naive_softmax_loss_and_gradient(
     ### END SOLUTION
 
 
-def get_negative_samples(outside_word_idx: int, dataset, K: int) -> List[int]:
+def get_negative_samples(outside_word_idx: int, dataset, K: int) -> list[int]:
     """Draw K negative word indices, never equal to the outside word.
 
     Each draw comes from `dataset.sample_token_idx()`; a draw equal to
@@ -134,7 +134,7 @@ def skipgram(
     current_center_word: str,
     window_size: int,
     outside_words: Sequence[str],
-    word2ind: Dict[str, int],
+    word2ind: dict[str, int],
     center_word_vectors: np.ndarray,
     outside_vectors: np.ndarray,
     dataset,
@@ -150,7 +150,7 @@ def skipgram(
         window_size: the window size C (not needed for the computation).
         outside_words: the context words, strings; may contain repeats.
         word2ind: word -> row index in the vector matrices.
-        center_word_vectors: V, shape (|V|, d), one center vector per row.
+        center_word_vectors: shape (|V|, d), one center vector per row.
         outside_vectors: U, shape (|V|, d).
         dataset: passed on to the loss function.
         word2vec_loss_and_gradient: called once per outside word as
@@ -180,12 +180,12 @@ def skipgram(
 
 def word2vec_sgd_wrapper(
     word2vec_model: Callable[..., LossAndGradients],
-    word2ind: Dict[str, int],
+    word2ind: dict[str, int],
     word_vectors: np.ndarray,
     dataset,
     window_size: int,
     word2vec_loss_and_gradient: Callable[..., LossAndGradients] = naive_softmax_loss_and_gradient,
-) -> Tuple[float, np.ndarray]:
+) -> tuple[float, np.ndarray]:
     """Average loss and gradient over a mini-batch of 50 random windows.
 
     Args:
@@ -249,7 +249,7 @@ class DummyDataset:
     def sample_token_idx(self) -> int:
         return random.randint(0, len(DUMMY_WORDS) - 1)
 
-    def get_random_context(self, C: int) -> Tuple[str, List[str]]:
+    def get_random_context(self, C: int) -> tuple[str, list[str]]:
         center = random.choice(DUMMY_WORDS)
         return center, [random.choice(DUMMY_WORDS) for _ in range(2 * C)]
 
@@ -264,7 +264,7 @@ class ScriptedDataset:
         return self._draws.pop(0)
 
 
-def _dummy_setup() -> Tuple[DummyDataset, Dict[str, int], np.ndarray]:
+def _dummy_setup() -> tuple[DummyDataset, dict[str, int], np.ndarray]:
     """Seeded dataset, vocabulary and (2|V|, 3) word vectors for the checks."""
     random.seed(31415)
     np.random.seed(9265)
@@ -275,8 +275,12 @@ def _dummy_setup() -> Tuple[DummyDataset, Dict[str, int], np.ndarray]:
 
 def _assert_close(actual, expected, what: str) -> None:
     actual, expected = np.asarray(actual, dtype=float), np.asarray(expected, dtype=float)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
-    assert np.allclose(actual, expected, rtol=1e-6, atol=1e-7), f"{what}: got\n{actual}\nexpected\n{expected}"
+    assert actual.shape == expected.shape, (
+        f"{what}: shape {actual.shape}, expected {expected.shape}"
+    )
+    assert np.allclose(actual, expected, rtol=1e-6, atol=1e-7), (
+        f"{what}: got\n{actual}\nexpected\n{expected}"
+    )
 
 
 def check_sigmoid() -> None:
@@ -318,15 +322,21 @@ def check_neg_sampling_values() -> None:
 
 
 def _check_loss_gradients(loss_fn: Callable[..., LossAndGradients]) -> None:
+    """Gradient-check `loss_fn` with respect to v_c, then with respect to U."""
     dataset, _, word_vectors = _dummy_setup()
     center_vec, outside_vectors = word_vectors[0], word_vectors[5:]
     outside_idx = 2
-    assert_gradient(
-        lambda v: loss_fn(v, outside_idx, outside_vectors, dataset)[:2], center_vec, "grad_center_vec"
-    )
-    assert_gradient(
-        lambda u: loss_fn(center_vec, outside_idx, u, dataset)[::2], outside_vectors, "grad_outside_vecs"
-    )
+
+    def as_function_of_center(v: np.ndarray) -> tuple[float, np.ndarray]:
+        loss, grad_center, _ = loss_fn(v, outside_idx, outside_vectors, dataset)
+        return loss, grad_center
+
+    def as_function_of_outside(u: np.ndarray) -> tuple[float, np.ndarray]:
+        loss, _, grad_outside = loss_fn(center_vec, outside_idx, u, dataset)
+        return loss, grad_outside
+
+    assert_gradient(as_function_of_center, center_vec, "grad_center_vec")
+    assert_gradient(as_function_of_outside, outside_vectors, "grad_outside_vecs")
 
 
 def check_naive_softmax_gradient() -> None:
@@ -350,7 +360,9 @@ def check_skipgram_calls() -> None:
     loss, grad_center, grad_outside = skipgram(
         "a", 2, outside_words, word2ind, center_vectors, outside_vectors, "dataset", spy_loss
     )
-    assert sorted(calls) == [0, 1, 1, 2], f"expected one loss call per outside word, got indices {calls}"
+    assert sorted(calls) == [0, 1, 1, 2], (
+        f"expected one loss call per outside word, got indices {calls}"
+    )
     _assert_close(loss, 4.0, "loss (sum over outside words)")
     expected_center = np.zeros_like(center_vectors)
     expected_center[0] = 4 * center_vectors[0] + 4.0

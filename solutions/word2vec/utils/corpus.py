@@ -11,8 +11,8 @@ from __future__ import annotations
 import bisect
 import random
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from os import PathLike
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import conllu
 import numpy as np
@@ -48,7 +48,7 @@ class Corpus:
         self,
         sentences: Iterable[Sequence[str]],
         min_count: int = DEFAULT_MIN_COUNT,
-        subsample: Optional[float] = DEFAULT_SUBSAMPLE,
+        subsample: float | None = DEFAULT_SUBSAMPLE,
     ) -> None:
         sentences = [list(sentence) for sentence in sentences]
         counts = Counter(word for sentence in sentences for word in sentence)
@@ -57,18 +57,26 @@ class Corpus:
 
         # Most frequent first; ties broken alphabetically so that the
         # indices do not depend on the order of the sentences.
-        kept = sorted((w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w))
-        self._words: List[str] = [UNK] + [w for w in kept if w != UNK]
-        self._word2ind: Dict[str, int] = {w: i for i, w in enumerate(self._words)}
+        kept = sorted(
+            (w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w)
+        )
+        self._words: list[str] = [UNK] + [w for w in kept if w != UNK]
+        self._word2ind: dict[str, int] = {w: i for i, w in enumerate(self._words)}
 
-        self._tokens: List[str] = []  # every sentence, one after the other
-        self._sentence_start: List[int] = []  # per token: where its sentence starts
-        self._sentence_end: List[int] = []  # per token: one past where it ends
+        self._tokens: list[str] = []  # every sentence, one after the other
+        self._sentence_start: list[int] = []  # per token: where its sentence starts
+        self._sentence_end: list[int] = []  # per token: one past where it ends
+        has_context = False  # does some sentence hold two different words?
         for sentence in sentences:
             start, end = len(self._tokens), len(self._tokens) + len(sentence)
-            self._tokens.extend(w if w in self._word2ind else UNK for w in sentence)
+            words = [w if w in self._word2ind else UNK for w in sentence]
+            self._tokens.extend(words)
             self._sentence_start.extend([start] * len(sentence))
             self._sentence_end.extend([end] * len(sentence))
+            has_context = has_context or len(set(words)) > 1
+        if not has_context:
+            # get_random_context would search forever.
+            raise ValueError("no sentence has two different words: there are no contexts")
 
         token_counts = Counter(self._tokens)
         self._counts = np.array([token_counts[w] for w in self._words], dtype=float)
@@ -78,17 +86,17 @@ class Corpus:
     @classmethod
     def from_conllu(
         cls,
-        path: Union[str, PathLike],
-        max_sentences: Optional[int] = None,
+        path: str | PathLike,
+        max_sentences: int | None = None,
         min_count: int = DEFAULT_MIN_COUNT,
-        subsample: Optional[float] = DEFAULT_SUBSAMPLE,
-    ) -> "Corpus":
+        subsample: float | None = DEFAULT_SUBSAMPLE,
+    ) -> Corpus:
         """Read the FORM column of a CoNLL-U file, lower-cased.
 
         Multi-word token ranges (ids like 3-4) and empty nodes (ids like
         8.1) are skipped: only the syntactic words themselves are kept.
         """
-        sentences: List[List[str]] = []
+        sentences: list[list[str]] = []
         with open(path, encoding="utf-8") as handle:
             for token_list in conllu.parse_incr(handle):
                 if max_sentences is not None and len(sentences) >= max_sentences:
@@ -100,7 +108,7 @@ class Corpus:
         return cls(sentences, min_count=min_count, subsample=subsample)
 
     @staticmethod
-    def _cumulative_sampling_table(counts: np.ndarray) -> List[float]:
+    def _cumulative_sampling_table(counts: np.ndarray) -> list[float]:
         """Cumulative unigram**0.75 probabilities, as a plain Python list.
 
         A plain list because `bisect` on it is several times faster than a
@@ -112,7 +120,7 @@ class Corpus:
         cumulative[-1] = 1.0  # so rounding can never leave a gap at the top
         return cumulative.tolist()
 
-    def _keep_probabilities(self, counts: np.ndarray, subsample: Optional[float]) -> Dict[str, float]:
+    def _keep_probabilities(self, counts: np.ndarray, subsample: float | None) -> dict[str, float]:
         """Word -> probability that sub-sampling keeps one of its tokens."""
         if subsample is None:
             keep = np.ones_like(counts)
@@ -120,15 +128,15 @@ class Corpus:
             # max(...) only guards an unused "<unk>" with count 0.
             ratio = subsample / np.maximum(counts / counts.sum(), 1e-12)
             keep = np.minimum(1.0, np.sqrt(ratio) + ratio)
-        return dict(zip(self._words, keep.tolist()))
+        return dict(zip(self._words, keep.tolist(), strict=True))
 
     # ----------------------------------------------------------- vocabulary
 
-    def tokens(self) -> Dict[str, int]:
+    def tokens(self) -> dict[str, int]:
         """A new dict mapping every vocabulary word (and "<unk>") to its index."""
         return dict(self._word2ind)
 
-    def words(self) -> List[str]:
+    def words(self) -> list[str]:
         """The vocabulary in index order: words()[i] is the word with index i."""
         return list(self._words)
 
@@ -148,7 +156,7 @@ class Corpus:
         # Index i owns the interval [cumulative[i-1], cumulative[i]).
         return bisect.bisect_right(self._cumulative, random.random())
 
-    def get_random_context(self, C: int) -> Tuple[str, List[str]]:
+    def get_random_context(self, C: int) -> tuple[str, list[str]]:
         """Pick a random token and up to C words on each side of it.
 
         Sub-sampling acts first, as if the discarded tokens had been deleted
@@ -177,9 +185,9 @@ class Corpus:
         probability = self._keep_probability[word]
         return probability >= 1.0 or random.random() < probability
 
-    def _kept_neighbours(self, i: int, direction: int, stop: int, C: int) -> List[str]:
+    def _kept_neighbours(self, i: int, direction: int, stop: int, C: int) -> list[str]:
         """Up to C kept tokens met walking from token i towards `stop` (exclusive)."""
-        words: List[str] = []
+        words: list[str] = []
         for j in range(i + direction, stop, direction):
             if len(words) == C:
                 break
