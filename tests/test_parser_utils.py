@@ -73,15 +73,17 @@ def test_conllu_reader_skips_ranges_and_empty_nodes(parser_code, tmp_path):
     first, second = parser_code["utils.parser_utils"].read_conllu(path)
     assert first.words == ["do", "n't", "stop", "."]
     assert first.heads == [3, 3, 0, 3]
-    assert first.pos == ["VB", "RB", "VB", "PUNCT"]  # XPOS, or UPOS where XPOS is "_"
+    assert first.upos == ["AUX", "PART", "VERB", "PUNCT"]
+    assert first.xpos == ["VB", "RB", "VB", None]  # "_" reads as no tag
+    assert first.pos == ["AUX/VB", "PART/RB", "VERB/VB", "PUNCT"]  # UPOS/XPOS, or UPOS alone
     assert first.punct == [False, False, False, True]
     assert second.words == ["hi"] and second.heads == [0]
 
 
 def test_non_projective_sentences_are_dropped_and_counted(parser_code):
     utils = parser_code["utils.parser_utils"]
-    crossing = utils.Sentence(words=["a", "b", "c", "d"], pos=["X"] * 4, heads=[3, 4, 0, 3],
-                              upos=["X"] * 4, deprels=["dep"] * 4)
+    crossing = utils.Sentence(words=["a", "b", "c", "d"], upos=["X"] * 4, xpos=["X"] * 4,
+                              heads=[3, 4, 0, 3], deprels=["dep"] * 4)
     good = parser_code["utils.synthetic_treebank"].make_treebank(2, seed=1)
     parser = utils.Parser(good + [crossing])
     instances = parser.create_instances(good + [crossing])
@@ -93,8 +95,9 @@ def test_non_projective_sentences_are_dropped_and_counted(parser_code):
 
 def test_uas_with_and_without_punctuation(parser_code):
     utils = parser_code["utils.parser_utils"]
-    sentence = utils.Sentence(words=["hi", "there", "!"], pos=["UH", "RB", "."], heads=[0, 1, 1],
-                              upos=["INTJ", "ADV", "PUNCT"], deprels=["root", "advmod", "punct"])
+    sentence = utils.Sentence(words=["hi", "there", "!"], upos=["INTJ", "ADV", "PUNCT"],
+                              xpos=["UH", "RB", "."], heads=[0, 1, 1],
+                              deprels=["root", "advmod", "punct"])
     assert utils.uas([[0, 1, 2]], [sentence]) == pytest.approx(200 / 3)
     assert utils.uas([[0, 1, 2]], [sentence], include_punct=False) == 100.0
 

@@ -48,7 +48,15 @@ PARAMS_FILE = "model_params.npz"
 PLOT_FILE = "training.png"
 
 # Sizes of the made-up treebank used by --synthetic (train, dev, test).
-SYNTHETIC_SIZES = (2000, 300, 300)
+SYNTHETIC_SIZES = (1000, 200, 200)
+
+# Defaults of the command line. CS224n trained for 10 epochs with lr 5e-4
+# and reached dev UAS 87-89 on the Penn Treebank, with pretrained word
+# vectors and five times more training sentences. On EWT, from random
+# vectors, that setting levels off near 84; lr 1e-3 and 15 epochs gain
+# about two points (measured; see the README of this assignment).
+DEFAULT_EPOCHS = 15
+DEFAULT_LR = 1e-3
 
 
 # ---------------------------------------------------------------- training
@@ -123,7 +131,8 @@ def train_for_epoch(
     began = time.perf_counter()
     n_batches = -(-len(train_data) // batch_size)
     losses: List[float] = []
-    with tqdm(total=n_batches, desc="training", unit="batch", leave=False) as bar:
+    # disable=None: no bar when the output is a file rather than a terminal.
+    with tqdm(total=n_batches, desc="training", unit="batch", leave=False, disable=None) as bar:
         for features, labels in minibatches(train_data, batch_size, parser.rng):
             # features: (B, 36) int, labels: (B,) gold transition ids.
             # One training step: run the model in training mode (dropout on),
@@ -217,9 +226,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         "-d", "--debug", action="store_true", help="train on the first 1000 sentences only (dev, test: 500)"
     )
     parser.add_argument("--synthetic", action="store_true", help="use a made-up treebank instead of EWT")
-    parser.add_argument("--epochs", type=int, default=10, help="passes over the training data")
+    parser.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS, help="passes over the training data")
     parser.add_argument("--batch-size", type=int, default=1024, help="training instances per Adam step")
-    parser.add_argument("--lr", type=float, default=0.0005, help="Adam's learning rate")
+    parser.add_argument("--lr", type=float, default=DEFAULT_LR, help="Adam's learning rate")
     parser.add_argument("--hidden-size", type=int, default=200, help="units of the hidden layer")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: results/<date>_<time>)")
     parser.add_argument("--seed", type=int, default=0, help="seeds embeddings, weights, dropout and batch order")

@@ -13,15 +13,15 @@ tolerance almost always means a bug in the analytical gradient.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional, Tuple
 
 import numpy as np
 
 STEP = 1e-4
 TOLERANCE = 1e-5
 
-LossAndGradient = Callable[[np.ndarray], Tuple[float, np.ndarray]]
+LossAndGradient = Callable[[np.ndarray], tuple[float, np.ndarray]]
 
 
 class GradientCheckError(AssertionError):
@@ -37,7 +37,7 @@ class GradientCheckResult:
     """
 
     passed: bool
-    worst_index: Optional[Tuple[int, ...]]
+    worst_index: tuple[int, ...] | None
     numerical: float
     analytical: float
     relative_error: float
@@ -84,7 +84,7 @@ def gradcheck_naive(
     point = np.array(x, dtype=float)  # private copy that we perturb
     python_state, numpy_state = random.getstate(), np.random.get_state()
 
-    def evaluate(at: np.ndarray) -> Tuple[float, np.ndarray]:
+    def evaluate(at: np.ndarray) -> tuple[float, np.ndarray]:
         random.setstate(python_state)
         np.random.set_state(numpy_state)
         # Hand `f` its own copy so that even a careless `f` cannot

@@ -14,10 +14,10 @@ rather than as a failure, so the checks can be run at any stage.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence, Tuple
 
-Check = Tuple[str, Callable[[], None]]
+Check = tuple[str, Callable[[], None]]
 
 PASSED = "passed"
 FAILED = "failed"
