@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -35,6 +37,12 @@ class QuestionSummary:
         if self.score >= self.max_score - 1e-9:
             return "passed"
         return "partial" if self.score > 0 else "failed"
+
+
+# The worker's scratch folder (sandbox.py: mkdtemp(prefix="ag-worker-")) has a random name; it shows up
+# where the student's code prints a path (warnings name the file). Cut it, as the worker already does
+# in tracebacks, so that the same submission always gets the same feedback.
+_SCRATCH_PATH = re.compile(r"(?:/[^/\s'\"]+)*/ag-worker-[A-Za-z0-9_]+/")
 
 
 def question_of(number: str) -> str:
@@ -73,6 +81,17 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
                     include_hidden=include_hidden)
 
 
+def grade_or_fallback(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
+                      reference: SimpleNamespace | None = None) -> tuple[GradescopeResults, str | None]:
+    """:func:`grade`, or when it raises, the fallback results and the traceback for the grader's log."""
+    started = time.monotonic()
+    try:
+        return grade(assignment, submission_dir, include_hidden=include_hidden, reference=reference), None
+    except Exception as exc:  # whatever went wrong, there are still valid results to write
+        reason = f"{type(exc).__name__}: {exc}"
+        return fallback_results(assignment.config, reason, time.monotonic() - started), traceback.format_exc()
+
+
 def module_names(config: AssignmentConfig) -> list[str]:
     return [Path(name).stem for name in config.submission_files if name.endswith(".py")]
 
@@ -80,7 +99,8 @@ def module_names(config: AssignmentConfig) -> list[str]:
 def assemble(config: AssignmentConfig, rows: list[dict], *, output: str = "", seconds: float = 0.0,
              include_hidden: bool = True) -> GradescopeResults:
     """Validated results in which every question carries exactly its declared points."""
-    tests = [TestResult.model_validate(row) for row in rows]
+    tests = [TestResult.model_validate({**row, "output": _SCRATCH_PATH.sub("", row.get("output", ""))})
+             for row in rows]
     for question in config.questions:
         mine = [t for t in tests if question_of(t.number) == question.id]
         declared = sum(t.max_score for t in mine)

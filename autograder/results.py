@@ -3,7 +3,7 @@
 Follows the Gradescope autograder specification: numeric ``execution_time``, a top-level ``score``,
 and per test ``name``, ``number``, ``score``, ``max_score``, ``status``, ``output``, ``tags``,
 ``visibility``. Files are written atomically (temporary file, then rename), so a reader never sees
-half a file.
+half a file; :func:`write_atomically` does the same for the other files the grader writes.
 """
 
 from __future__ import annotations
@@ -78,12 +78,17 @@ def write_results(results: GradescopeResults, path: Path) -> None:
     """Validate and write ``results`` to ``path`` atomically."""
     text = GradescopeResults.model_validate(results.model_dump()).model_dump_json(indent=2,
                                                                                   exclude_none=True)
+    write_atomically(path, text + "\n")
+
+
+def write_atomically(path: Path, content: str | bytes) -> None:
+    """Write ``content`` to ``path`` through a temporary file and a rename: never half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text + "\n")
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
         os.chmod(temporary, 0o644)  # mkstemp makes it private; TAs and Gradescope read it
         os.replace(temporary, path)
     except BaseException:
