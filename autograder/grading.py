@@ -1,8 +1,9 @@
 """Grades one submission: the trusted side of the trust boundary, end to end.
 
-For each question of the config, a fresh worker (with that question's time budget) runs the student's
-code; the tests in this process compare its raw outputs with the reference. The assembled results
-always list every declared question with its full points, whatever happened.
+First one worker imports every submitted module (the import check of :mod:`autograder.preflight`);
+then for each question of the config, a fresh worker (with that question's time budget) runs the
+student's code; the tests in this process compare its raw outputs with the reference. The assembled
+results always list every declared question with its full points, whatever happened.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import math
 import re
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 
 from autograder.config import Assignment, AssignmentConfig, ConfigError
+from autograder.isolation import Isolation, detect_isolation
+from autograder.preflight import broken_imports
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults, TestResult
 from autograder.runner import collect_tests, run_tests
@@ -63,7 +66,8 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
 
 
 def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
-          reference: SimpleNamespace | None = None) -> GradescopeResults:
+          reference: SimpleNamespace | None = None, isolation: Isolation | None = None) -> GradescopeResults:
+    """``isolation``: how workers run; by default every protection this machine allows."""
     started = time.monotonic()
     config = assignment.config
     submission = locate(submission_dir, config.submission_files)
@@ -71,7 +75,9 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     if reference is None:
         reference = load_reference(assignment.solution_dir, module_names(config))
     fixtures = importlib.import_module(assignment.fixtures_module)
-    spec = worker_spec(assignment, submission.found)
+    spec = replace(worker_spec(assignment, submission.found), isolation=isolation or detect_isolation())
+    submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
+    spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit))
     rows: list[dict] = []
     for question in config.questions:
         with WorkerSession(spec, question.time_limit, question.id) as worker:

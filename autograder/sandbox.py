@@ -4,41 +4,34 @@ One :class:`WorkerSession` serves one question: it starts a worker lazily, sends
 enforces the question's time budget across all of them (start-up and imports included). A worker
 that crashes is restarted for the next call; one that runs out of time is killed and the question's
 remaining calls fail at once, so grading always ends within the sum of the questions' limits.
+
+A worker is two processes: a trusted supervisor (:mod:`autograder.worker.supervisor`) and its child,
+which confines itself as :class:`autograder.isolation.Isolation` says and then runs the student's
+code. Stopping a worker kills every process below the supervisor, wherever the student's code put it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import resource
 import shutil
 import signal
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.config import Limits
+from autograder.config import PACKAGE_ROOT, Limits
+from autograder.isolation import Isolation, WorkerUser
 from autograder.protocol import (Decoder, Encoder, FrameReader, MessageTooLarge, PeerClosed,
                                  ProtocolError, ReadTimeout, pack, write_all)
+from autograder.worker import supervisor
+from autograder.worker.processes import kill_descendants
 
 _ENCODED_KEYS = ("value", "fixtures", "args_after")
-_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
-# Started with ``-s`` rather than ``-I``: ``-I`` implies ``-E``, which would silently drop
-# PYTHONHASHSEED and PYTHONUNBUFFERED from _worker_env (random set order across runs, output lost
-# when the student's code calls os._exit). The environment is built from scratch, so ``-E`` adds
-# nothing; the boot line drops the '' entry that ``-c`` puts first, so no student file can shadow
-# a module the worker imports before it sets up sys.path itself.
-_BOOT = (
-    "import sys; sys.path[:] = [p for p in sys.path if p]; "
-    "import json; sys.path[:0] = json.loads(sys.argv[4]); "
-    "from autograder.worker.main import serve; "
-    "serve(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] or None, json.loads(sys.argv[4]))"
-)
+_KILL_ROUNDS = 10
 
 
 # ----------------------------------------------------------------------------------------------
@@ -62,7 +55,7 @@ class StudentRaised(StudentCodeError):
         message = str(payload.get("message", ""))
         if self.kind == "import_error":
             text = f"importing {self.module}.py failed with {self.type_name}: {message}"
-        elif self.kind in ("missing_file", "missing_attribute"):
+        elif self.kind in ("missing_file", "missing_attribute", "blocked"):
             text = message
         elif self.kind == "unencodable":
             text = f"the returned value could not be sent back ({self.type_name}: {message})"
@@ -101,45 +94,34 @@ class CallResult:
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What a worker for one submission gets: files copied into its scratch folder, limits."""
+    """What a worker for one submission gets: files copied into its scratch folder, limits, how it
+    is isolated, and the student modules it must not import (see :mod:`autograder.preflight`)."""
 
     files: dict[str, Path]
     fixtures_module: str | None
     limits: Limits
+    isolation: Isolation = field(default_factory=Isolation)
+    blocked_modules: dict[str, str] = field(default_factory=dict)
 
 
-def _own_task_count() -> int:
-    """Processes and threads of this user; RLIMIT_NPROC counts them all, not only ours."""
-    uid, count = os.getuid(), 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid == uid:
-                    count += len(os.listdir(f"/proc/{entry.name}/task"))
-            except OSError:
-                continue
-    return count
+def _plan(spec: WorkerSpec, seconds: float) -> dict:
+    mb = 1024 * 1024
+    limits = {"memory_bytes": spec.limits.memory_mb * mb, "file_size_bytes": spec.limits.file_size_mb * mb,
+              "open_files": spec.limits.open_files, "processes": spec.limits.processes,
+              # a backstop; the wall-clock deadline normally acts first
+              "cpu_seconds": max(1, int(seconds) + 2)}
+    return {"limits": limits, **spec.isolation.plan()}
 
 
-def _limit_setter(limits: Limits, cpu_seconds: float):
-    nproc = None if os.getuid() == 0 else _own_task_count() + limits.processes
-
-    def apply() -> None:  # runs in the child between fork and exec
-        mb = 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
-        cpu = max(1, int(cpu_seconds) + 2)  # a backstop; the wall-clock deadline normally acts first
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        if nproc is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-
-    return apply
+def _give_to(user: WorkerUser, folder: str) -> None:
+    """The scratch folder and what is in it belong to the worker's user (and no one else)."""
+    for base, folders, files in os.walk(folder):
+        for name in [base] + [os.path.join(base, entry) for entry in folders + files]:
+            os.chown(name, user.uid, user.gid, follow_symlinks=False)
 
 
 def _worker_env(scratch: str) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "LANG": "C.UTF-8",
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8",
            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
            "PYTHONUNBUFFERED": "1", "TQDM_DISABLE": "1"}
     # One BLAS thread: the grader is sized for one core, and results must not depend on threading.
@@ -180,18 +162,21 @@ class _Process:
                 shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
             else:
                 shutil.copy2(source, target)
+        if spec.isolation.user is not None:
+            _give_to(spec.isolation.user, self.scratch)
         self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         self.output_offset = 0
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
-        argv = [sys.executable, "-s", "-c", _BOOT, str(request_r), str(reply_w),
-                spec.fixtures_module or "", json.dumps([_PACKAGE_ROOT])]
-        budget = max(0.0, deadline - time.monotonic())
+        config = {"mode": "worker", "trusted_paths": [str(PACKAGE_ROOT.parent)],
+                  "plan": _plan(spec, deadline - time.monotonic()), "request_fd": request_r,
+                  "reply_fd": reply_w, "fixtures_module": spec.fixtures_module,
+                  "blocked": spec.blocked_modules}
         try:
             self.popen = subprocess.Popen(
-                argv, cwd=self.scratch, env=_worker_env(self.scratch), stdin=subprocess.DEVNULL,
-                stdout=self.output_fd, stderr=self.output_fd, pass_fds=(request_r, reply_w),
-                start_new_session=True, preexec_fn=_limit_setter(spec.limits, budget))
+                supervisor.command(spec.isolation.python, config), cwd=self.scratch,
+                env=_worker_env(self.scratch), stdin=subprocess.DEVNULL, stdout=self.output_fd,
+                stderr=self.output_fd, pass_fds=(request_r, reply_w), start_new_session=True)
         finally:
             os.close(request_r)
             os.close(reply_w)
@@ -214,6 +199,9 @@ class _Process:
             code = self.popen.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "stopped answering"
+        if code == supervisor.UNCONFINED_EXIT:
+            return ("could not be isolated, so your code was not run (a problem of the autograder; "
+                    "please tell the course staff)")
         if code < 0:
             name = signal.Signals(-code).name
             hints = {"SIGKILL": " (killed: out of memory or over a limit?)",
@@ -222,22 +210,28 @@ class _Process:
         return f"exited with status {code} (sys.exit or os._exit in your code?)"
 
     def kill(self) -> None:
-        popen = getattr(self, "popen", None)
-        if popen is not None:
-            try:
-                os.killpg(popen.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                popen.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
+        # Closing the request pipe first ends a worker that is still starting up as soon as it
+        # reads its first request.
         for fd in (self.request_w, self.reply_r, self.output_fd):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
+        popen = getattr(self, "popen", None)
+        if popen is not None:
+            # Everything below the supervisor, then the supervisor exits by itself; killing it
+            # first would hand what is left below it to init, out of our reach.
+            for _ in range(_KILL_ROUNDS):
+                kill_descendants(popen.pid)
+                try:
+                    popen.wait(timeout=1)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            else:
+                popen.kill()
+                popen.wait()
         _force_remove(self.scratch)
         _force_remove(self.private)
 

@@ -1,9 +1,9 @@
 """The untrusted side: imports the student's modules and runs requested calls.
 
-Started by :mod:`autograder.sandbox` as ``python -I -c ...`` in a scratch folder that holds only the
-student's files and the assignment's given support files. It reads requests from one pipe and answers
-on another; it reports raw outputs and exceptions, never verdicts. Student output goes to the file the
-grader attached as stdout/stderr.
+Runs in the child of :mod:`autograder.worker.supervisor`, confined, in a scratch folder that holds only
+the student's files and the assignment's given support files. It reads requests from one pipe and
+answers on another; it reports raw outputs and exceptions, never verdicts. Student output goes to the
+file the grader attached as stdout/stderr.
 
 Importable without numpy-heavy grader code: it touches only :mod:`autograder.protocol` and the
 assignment's public fixtures module.
@@ -12,6 +12,7 @@ assignment's public fixtures module.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import os
 import random
 import sys
@@ -29,11 +30,18 @@ _TRACEBACK_LIMIT = 4000
 
 
 class StudentModules:
-    """Lazy access to the student's modules, remembering a failed import instead of retrying it."""
+    """Lazy access to the student's modules, remembering a failed import instead of retrying it.
 
-    def __init__(self, scratch: str) -> None:
+    ``blocked`` names modules the grader's import check saw hang or end the process at import
+    (see :mod:`autograder.preflight`), with the reason: they are never imported again, neither here
+    nor by an ``import`` in another student module, so the tests that need them fail at once.
+    """
+
+    def __init__(self, scratch: str, blocked: dict[str, str] | None = None) -> None:
         self.scratch = scratch
-        self._failed: dict[str, dict] = {}
+        self._failed: dict[str, dict] = {
+            name: {"kind": "blocked", "module": name, "message": reason}
+            for name, reason in (blocked or {}).items()}
 
     def module(self, name: str) -> ModuleType:
         if name in self._failed:
@@ -88,10 +96,23 @@ def _describe(exc: BaseException, scratch: str) -> dict:
             "traceback": text[-_TRACEBACK_LIMIT:]}
 
 
+class _RefuseBlocked(importlib.abc.MetaPathFinder):
+    """Makes ``import name`` of a blocked module raise ImportError with the reason."""
+
+    def __init__(self, blocked: dict[str, str]) -> None:
+        self.blocked = blocked
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name in self.blocked:
+            raise ImportError(self.blocked[name], name=name)
+        return None
+
+
 class Worker:
-    def __init__(self, fixtures: ModuleType | None, scratch: str) -> None:
+    def __init__(self, fixtures: ModuleType | None, scratch: str,
+                 blocked: dict[str, str] | None = None) -> None:
         self.fixtures = fixtures
-        self.student = StudentModules(scratch)
+        self.student = StudentModules(scratch, blocked)
         self.scratch = scratch
 
     def handle(self, document: dict, arrays: list[np.ndarray]) -> bytes:
@@ -155,13 +176,14 @@ class Worker:
                                                 **_describe(exc, self.scratch)}}, [])
 
 
-def serve(request_fd: int, reply_fd: int, fixtures_module: str | None, trusted_paths: list[str]) -> None:
+def serve(request_fd: int, reply_fd: int, fixtures: ModuleType | None, trusted_paths: list[str],
+          blocked: dict[str, str]) -> None:
     scratch = os.path.realpath(os.getcwd())
-    fixtures = importlib.import_module(fixtures_module) if fixtures_module else None
-    # The framework's folders were needed only for the imports above; the student's code sees
-    # its scratch folder and the standard library, nothing else of ours.
+    # The framework's folders were needed only for the supervisor's imports; the student's code
+    # sees its scratch folder and the standard library, nothing else of ours.
     sys.path[:] = [scratch] + [p for p in sys.path if p not in trusted_paths]
-    worker = Worker(fixtures, scratch)
+    sys.meta_path.insert(0, _RefuseBlocked(blocked))
+    worker = Worker(fixtures, scratch, blocked)
     reader = FrameReader(request_fd, _MAX_REQUEST_BYTES)
     write_all(reply_fd, pack({"ready": True, "python": sys.version.split()[0]}, []))
     while True:

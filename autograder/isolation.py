@@ -1,0 +1,121 @@
+"""What keeps the student's code away from the rest of the machine, decided once per grading.
+
+The grader asks for every protection this machine allows (SECURITY.md says why each one exists):
+
+- when it runs as root, the worker switches to the unprivileged user :data:`WORKER_USER` (created by
+  the Gradescope ``setup.sh``) inside a new network namespace with no interfaces;
+- always, a seccomp filter makes ``socket()`` for internet and raw sockets fail.
+
+Whether the machine allows them is found out, not assumed: a probe process runs the very steps the
+worker will run (:mod:`autograder.worker.confine`) and reports which failed. Those are off, with the
+reason, for the staff to read; the worker is only ever asked for steps that worked in the probe, and
+refuses to run student code if one of them then fails.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import pwd
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from autograder.config import PACKAGE_ROOT, Limits
+from autograder.worker import supervisor
+from autograder.worker.seccomp import BLOCKED_FAMILIES
+
+WORKER_USER = "ag-worker"
+CREATE_USER = f"useradd --system --user-group --no-create-home --shell /usr/sbin/nologin {WORKER_USER}"
+
+
+@dataclass(frozen=True)
+class WorkerUser:
+    name: str
+    uid: int
+    gid: int
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How workers run. The default is what any user gets: only the resource limits."""
+
+    python: str = sys.executable
+    user: WorkerUser | None = None
+    network_namespace: bool = False
+    seccomp: bool = False
+    off: tuple[tuple[str, str], ...] = ()  # (protection, why it is off)
+
+    def plan(self) -> dict:
+        """The confinement steps, as :class:`autograder.worker.confine.Plan` reads them."""
+        return {"uid": self.user.uid if self.user else None, "gid": self.user.gid if self.user else None,
+                "network_namespace": self.network_namespace, "seccomp": self.seccomp}
+
+    def report(self, limits: Limits) -> list[str]:
+        """One line per protection, on or off, for the staff (never for the student)."""
+        on = []
+        if self.user:
+            on.append(f"student code runs as the user {self.user.name} (uid {self.user.uid}), not as root")
+        if self.network_namespace:
+            on.append("network: each worker has a network namespace of its own, without interfaces")
+        if self.seccomp:
+            on.append(f"network: a seccomp filter refuses {', '.join(BLOCKED_FAMILIES)} sockets")
+        on.append(f"limits: a time limit per question, {limits.memory_mb} MB of memory, files up to "
+                  f"{limits.file_size_mb} MB, {limits.open_files} open files, replies up to "
+                  f"{limits.reply_mb} MB, printed output kept up to {limits.output_kb} KB per call")
+        if self.user or os.geteuid() != 0:
+            on.append(f"limits: at most {limits.processes} more processes")
+        on.append("cleanup: every process the student's code starts is killed when its worker ends, "
+                  "even one that left its session")
+        return [f"on:  {line}" for line in on] + [f"off: {name}: {why}" for name, why in self.off]
+
+
+def _probe(python: str, plan: dict) -> dict[str, str]:
+    """Runs the confinement ``plan`` in a throwaway process: ``{step: why it failed}``."""
+    config = {"mode": "probe", "trusted_paths": [str(PACKAGE_ROOT.parent)], "plan": plan}
+    try:
+        run = subprocess.run(supervisor.command(python, config), cwd="/", capture_output=True,
+                             text=True, timeout=60,
+                             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+                                  "PYTHONDONTWRITEBYTECODE": "1"})
+        failed = json.loads(run.stdout.strip().splitlines()[-1])
+        if not isinstance(failed, dict):
+            raise ValueError("not a JSON object")
+        return {str(k): str(v) for k, v in failed.items()}
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        reason = f"the probe process failed ({type(exc).__name__}: {exc})"
+        return {step: reason for step in ("user", "network_namespace", "seccomp")}
+
+
+def detect_isolation(python: str | None = None, user_name: str = WORKER_USER) -> Isolation:
+    """Every protection this machine allows, for workers started with ``python``."""
+    python = python or sys.executable
+    off: list[tuple[str, str]] = []
+    root = os.geteuid() == 0
+    user = None
+    if not root:
+        off.append(("separate user", f"not running as root, so the student's code runs as "
+                                     f"{getpass.getuser()} and can read what that user can"))
+        off.append(("network namespace", "needs root"))
+    else:
+        try:
+            entry = pwd.getpwnam(user_name)
+            user = WorkerUser(user_name, entry.pw_uid, entry.pw_gid)
+        except KeyError:
+            off.append(("separate user", f"the user {user_name} does not exist; create it with: "
+                                         f"{CREATE_USER.replace(WORKER_USER, user_name)}"))
+    wanted = Isolation(python=python, user=user, network_namespace=root, seccomp=True)
+    failed = _probe(python, wanted.plan())
+    if user and "user" in failed:
+        off.append(("separate user", f"switching to {user_name} failed: {failed['user']}"))
+        user = None
+    if root and "network_namespace" in failed:
+        off.append(("network namespace", failed["network_namespace"]))
+    if "seccomp" in failed:
+        off.append(("seccomp network filter", failed["seccomp"]))
+    if root and user is None:
+        off.append(("process limit", "root is exempt from RLIMIT_NPROC, so only the time limit "
+                                     "stops a fork bomb"))
+    return Isolation(python=python, user=user, network_namespace=root and "network_namespace" not in failed,
+                     seccomp="seccomp" not in failed, off=tuple(off))
