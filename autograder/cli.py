@@ -8,6 +8,7 @@ import time
 import traceback
 from pathlib import Path
 
+from autograder.build import BuildError
 from autograder.config import ConfigError, available_assignments, load_assignment
 from autograder.release import ReleaseError
 
@@ -15,6 +16,8 @@ EPILOG = """examples:
   python -m autograder grade word2vec solutions/word2vec          # the reference: full marks
   python -m autograder grade word2vec path/to/submission --results out/results.json -v
   python -m autograder release word2vec --out /tmp/word2vec-starter
+  python -m autograder build word2vec --out word2vec-autograder.zip   # upload to Gradescope
+  AUTOGRADER_ROOT=/tmp/gs python -m autograder gradescope word2vec     # what run_autograder does
 """
 
 
@@ -46,6 +49,21 @@ def _release(args: argparse.Namespace) -> int:
     written = release(load_assignment(args.assignment), Path(args.out), force=args.force)
     print(f"wrote {len(written)} files to {args.out}")
     return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from autograder.build import build
+
+    names = build(load_assignment(args.assignment), Path(args.out))
+    print(f"wrote {args.out} ({len(names)} files); test it before uploading: README.md, "
+          "'Test the Gradescope zip locally'")
+    return 0
+
+
+def _gradescope(args: argparse.Namespace) -> int:
+    from autograder.gradescope import default_root, run
+
+    return run(args.assignment, Path(args.root) if args.root else default_root())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,6 +101,32 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--out", required=True, metavar="DIR", help="folder to write (must be empty)")
     release.add_argument("--force", action="store_true", help="replace the contents of a non-empty --out")
     release.set_defaults(run=_release)
+
+    build = commands.add_parser(
+        "build", help="write the Gradescope autograder zip of one assignment",
+        description="Write the zip to upload as a Gradescope autograder: setup.sh and run_autograder at\n"
+                    "its top, the framework with only this assignment's config, tests and fixtures, its\n"
+                    "reference solution, the starter's given files and the pinned requirements.\n"
+                    "setup.sh installs into a venv and creates the user the students' code runs as.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  python -m autograder build word2vec --out word2vec-autograder.zip")
+    build.add_argument("assignment", help=f"assignment name ({names})")
+    build.add_argument("--out", required=True, metavar="ZIP", help="the zip to write (replaced if present)")
+    build.set_defaults(run=_build)
+
+    gradescope = commands.add_parser(
+        "gradescope", help="grade ROOT/submission into ROOT/results/results.json (what run_autograder runs)",
+        description="Run by the zip's run_autograder for every submission: make ROOT/source, submission,\n"
+                    "results and submission_metadata.json private (when root), print the protections in\n"
+                    "force (instructors see this output, students do not), grade ROOT/submission and\n"
+                    "write ROOT/results/results.json, also when grading fails.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example (in the unpacked zip, as Gradescope does):\n"
+               "  cd /autograder/source && /autograder/venv/bin/python -m autograder gradescope word2vec")
+    gradescope.add_argument("assignment", help=f"assignment name ({names})")
+    gradescope.add_argument("--root", default=None, metavar="ROOT",
+                            help="the layout's root (default: $AUTOGRADER_ROOT, else /autograder)")
+    gradescope.set_defaults(run=_gradescope)
     return parser
 
 
@@ -90,6 +134,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ConfigError, ReleaseError) as exc:
+    except (BuildError, ConfigError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

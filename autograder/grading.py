@@ -88,11 +88,13 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
 
 
 def grade_or_fallback(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
-                      reference: SimpleNamespace | None = None) -> tuple[GradescopeResults, str | None]:
+                      reference: SimpleNamespace | None = None,
+                      isolation: Isolation | None = None) -> tuple[GradescopeResults, str | None]:
     """:func:`grade`, or when it raises, the fallback results and the traceback for the grader's log."""
     started = time.monotonic()
     try:
-        return grade(assignment, submission_dir, include_hidden=include_hidden, reference=reference), None
+        return grade(assignment, submission_dir, include_hidden=include_hidden, reference=reference,
+                     isolation=isolation), None
     except Exception as exc:  # whatever went wrong, there are still valid results to write
         reason = f"{type(exc).__name__}: {exc}"
         return fallback_results(assignment.config, reason, time.monotonic() - started), traceback.format_exc()

@@ -1,0 +1,101 @@
+"""``python -m autograder build``: the zip a TA uploads to Gradescope as one assignment's autograder.
+
+Gradescope unpacks the zip into ``ROOT/source`` (ROOT is ``/autograder``), runs its ``setup.sh``
+once when it builds the image, and runs ``run_autograder`` for every submission. The zip holds:
+
+- ``setup.sh`` and ``run_autograder`` (from ``autograder/gradescope_files/``, named for the assignment);
+- ``requirements.txt``: the framework's pinned dependencies, exactly as in ``pyproject.toml``;
+- ``autograder/``: the framework, with no assignment but this one under ``autograder/assignments/``;
+- ``solutions/NAME/``: the reference (symbolic links followed);
+- ``assignment/NAME/...``: the starter's given files that the student's code imports.
+
+So the unpacked ``source/`` has the repository's layout and ``load_assignment`` finds everything where
+it always does. The zip is the same, byte for byte, when nothing in it changed.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import zipfile
+from pathlib import Path
+
+from autograder.config import PACKAGE_ROOT, Assignment
+
+_DISTRIBUTION = "nlp-autograder"
+_SCRIPTS = ("setup.sh", "run_autograder")
+_TEMPLATES = "gradescope_files"
+_SKIPPED = {"__pycache__", ".pytest_cache"}
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip timestamps, so that the same input gives the same zip
+
+
+class BuildError(Exception):
+    """The zip cannot be built; the message says what to do."""
+
+
+def requirements() -> str:
+    """The pinned dependencies of the installed framework, one per line, without optional extras."""
+    try:
+        required = importlib.metadata.requires(_DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError:
+        raise BuildError(f"the {_DISTRIBUTION} package is not installed, so its pinned requirements "
+                         "are unknown; run ./setup.sh first") from None
+    pinned = [line for line in required if "extra ==" not in line]
+    loose = [line for line in pinned if "==" not in line]
+    if loose:
+        raise BuildError(f"unpinned requirements in pyproject.toml: {', '.join(loose)}; pin them (==)")
+    return "".join(line + "\n" for line in pinned)
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.rglob("*")
+                  if path.is_file() and not _SKIPPED.intersection(path.relative_to(folder).parts)
+                  and path.suffix != ".pyc")
+
+
+def contents(assignment: Assignment) -> dict[str, Path]:
+    """Name in the zip -> file on disk, for everything but the generated files."""
+    name = assignment.name
+    others = {p.name for p in (PACKAGE_ROOT / "assignments").iterdir() if p.is_dir() and p.name != name}
+    entries: dict[str, Path] = {}
+    for path in _files(PACKAGE_ROOT):
+        relative = path.relative_to(PACKAGE_ROOT)
+        if relative.parts[0] == _TEMPLATES or (relative.parts[0] == "assignments" and len(relative.parts) > 2
+                                                and relative.parts[1] in others):
+            continue
+        entries[f"autograder/{relative.as_posix()}"] = path
+    if not assignment.solution_dir.is_dir():
+        raise BuildError(f"no reference solution at {assignment.solution_dir}")
+    for path in _files(assignment.solution_dir):
+        entries[f"solutions/{name}/{path.relative_to(assignment.solution_dir).as_posix()}"] = path
+    for support in assignment.config.support_files:
+        source = assignment.starter_dir / support
+        if not source.exists():
+            raise BuildError(f"the starter's given file {source} is missing; generate the starter with: "
+                             f"python -m autograder release {name} --out {assignment.starter_dir} --force")
+        for path in _files(source) if source.is_dir() else [source]:
+            entries[f"assignment/{name}/{path.relative_to(assignment.starter_dir).as_posix()}"] = path
+    return entries
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = (0o100755 if executable else 0o100644) << 16
+    archive.writestr(info, data)
+
+
+def build(assignment: Assignment, out: Path) -> list[str]:
+    """Write the Gradescope zip of ``assignment`` to ``out``; returns the names it holds."""
+    generated = {"requirements.txt": requirements().encode()}
+    for script in _SCRIPTS:
+        text = (PACKAGE_ROOT / _TEMPLATES / script).read_text()
+        generated[script] = text.replace("@ASSIGNMENT@", assignment.name).encode()
+    files = contents(assignment)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in generated.items():
+            _add(archive, name, data, executable=name in _SCRIPTS)
+        for name, path in files.items():
+            _add(archive, name, path.read_bytes())
+    return list(generated) + list(files)
