@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-import traceback
 from pathlib import Path
 
 from autograder.build import BuildError
@@ -15,6 +13,7 @@ from autograder.release import ReleaseError
 EPILOG = """examples:
   python -m autograder grade word2vec solutions/word2vec          # the reference: full marks
   python -m autograder grade word2vec path/to/submission --results out/results.json -v
+  python -m autograder grade-batch word2vec path/to/export --jobs 2 --out regrade-word2vec
   python -m autograder release word2vec --out /tmp/word2vec-starter
   python -m autograder build word2vec --out word2vec-autograder.zip   # upload to Gradescope
   AUTOGRADER_ROOT=/tmp/gs python -m autograder gradescope word2vec     # what run_autograder does
@@ -22,25 +21,44 @@ EPILOG = """examples:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from autograder.grading import fallback_results, grade, summarize
+    from autograder.grading import grade_or_fallback, summarize
     from autograder.report import print_table
     from autograder.results import write_results
 
     assignment = load_assignment(args.assignment)
-    started = time.monotonic()
-    status = 0
-    try:
-        results = grade(assignment, Path(args.submission), include_hidden=not args.public_only)
-    except Exception as exc:  # whatever went wrong, a valid results.json is still written
-        traceback.print_exc(file=sys.stderr)
-        results = fallback_results(assignment.config, f"{type(exc).__name__}: {exc}",
-                                   time.monotonic() - started)
-        status = 1
+    results, crash = grade_or_fallback(assignment, Path(args.submission),
+                                       include_hidden=not args.public_only)
+    if crash:  # a valid results.json is still written below
+        print(crash, file=sys.stderr)
     write_results(results, Path(args.results))
     print_table(f"{assignment.config.title}: {args.submission}",
                 summarize(assignment.config, results), results, verbose=args.verbose)
     print(f"results written to {args.results}")
-    return status
+    return 1 if crash else 0
+
+
+def _grade_batch(args: argparse.Namespace) -> int:
+    from autograder.batch import run_batch
+    from autograder.export import ExportError
+
+    assignment = load_assignment(args.assignment)
+    try:
+        outcome = run_batch(assignment, Path(args.export), Path(args.out), jobs=args.jobs, force=args.force)
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the submissions graded so far are kept in {args.out}; run the same "
+              "command again to grade the rest", file=sys.stderr)
+        return 130
+    print(f"graded {len(outcome.graded)}, unchanged {len(outcome.skipped)}; wrote {args.out}/scores.csv, "
+          f"statistics.csv, scores.png and submissions/*/results.json")
+    if outcome.not_graded:
+        print("could not be graded (0 points, the reason in their results.json): "
+              + ", ".join(outcome.not_graded))
+    if outcome.unlisted:
+        print(f"not graded, missing from submission_metadata.yml: {', '.join(outcome.unlisted)}")
+    return 0
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -89,6 +107,32 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run only the public tests (what students can run themselves)")
     grade.add_argument("-v", "--verbose", action="store_true", help="print the output of every failed test")
     grade.set_defaults(run=_grade)
+
+    batch = commands.add_parser(
+        "grade-batch", help="regrade a whole class from a Gradescope export: results, scores.csv, statistics",
+        description="Grade every submission of a Gradescope 'Export Submissions' folder (the unpacked\n"
+                    "zip, with submission_metadata.yml at its top) and write to --out:\n"
+                    "  submissions/<folder>/results.json  Gradescope's results, one per submission\n"
+                    "  scores.csv      a row per student: name, sid, email, a column per question, total\n"
+                    "  statistics.csv  per question: mean, median, std, min, max, share with full marks\n"
+                    "  scores.png      the distribution of totals and the mean score of each question\n"
+                    "A submission that cannot be graded gets 0 with the reason; the batch goes on.\n"
+                    "Rerunning skips submissions already graded from the same files by the same grader,\n"
+                    "so an interrupted batch (Ctrl-C) resumes where it stopped; a submission whose files\n"
+                    "changed, or all of them after the grader changed, are graded again.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  unzip assignment_123456_export.zip -d export\n"
+               "  python -m autograder grade-batch word2vec export/assignment_123456_export --jobs 2 "
+               "--out regrade-word2vec")
+    batch.add_argument("assignment", help=f"assignment name ({names})")
+    batch.add_argument("export", metavar="EXPORT_DIR",
+                       help="the unpacked export (or the folder it was unpacked into)")
+    batch.add_argument("--out", required=True, metavar="DIR", help="where results and the gradebook go")
+    batch.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="submissions graded at the same time (default 1; at most the number of cores)")
+    batch.add_argument("--force", action="store_true",
+                       help="regrade every submission, even those graded before from the same files")
+    batch.set_defaults(run=_grade_batch)
 
     release = commands.add_parser(
         "release", help="write the student starter bundle generated from solutions/",

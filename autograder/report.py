@@ -1,4 +1,4 @@
-"""The per-question table printed after grading."""
+"""The tables printed after grading: one submission's questions, or a whole class's statistics."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from autograder.gradebook import QuestionStats
 from autograder.grading import QuestionSummary
 from autograder.results import GradescopeResults
 
@@ -39,3 +40,19 @@ def print_table(title: str, summaries: list[QuestionSummary], results: Gradescop
                 console.print(f"\n[bold]{test.number} {escape(test.name)}[/bold] "
                               f"({_points(test.score)}/{_points(test.max_score)})", highlight=False)
                 console.print(test.output, markup=False, highlight=False)
+
+
+def print_statistics(title: str, stats: list[QuestionStats], console: Console | None = None) -> None:
+    """Mean, median, spread and full-mark share per question, the total last."""
+    console = console or Console()
+    table = Table(title=title, title_justify="left")
+    table.add_column("Q")
+    table.add_column("Question", overflow="fold")
+    for column in ("Points", "Mean", "Median", "Std", "Min", "Max", "Full marks"):
+        table.add_column(column, justify="right", no_wrap=True)  # the title folds instead
+    for line in stats:
+        style = "bold" if line.question == "total" else ""
+        table.add_row(line.question, escape(line.title), _points(line.points), f"{line.mean:.2f}",
+                      _points(line.median), f"{line.std:.2f}", _points(line.min), _points(line.max),
+                      f"{line.full_marks:.0%}", style=style, end_section=line is stats[-2])
+    console.print(table)

@@ -1,0 +1,266 @@
+"""``grade-batch`` on a synthetic Gradescope export: every output, resuming, crashes and Ctrl-C.
+
+One export of nine word2vec submissions (reference, starter, a bug, broken and hostile ones, one
+listed without a folder) is graded once through the command line with two jobs; the tests read what
+that run wrote, then copy it to regrade in other ways.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from autograder import batch
+from autograder.batch import run_batch
+from autograder.config import ConfigError, load_assignment
+from autograder.export import ExportError, load_export
+from autograder.results import read_results
+from tests.conftest import PYTHON, question_scores
+from tests.fixtures.export import write_export
+
+BUG = "bug:softmax overflows on large inputs"
+KINDS = ["reference", "starter", BUG, "syntax_error", "exit_at_import", "missing_file", "empty",
+         "nested", "missing_folder"]
+# Points each kind must get per question (others: 0). The first file, nn_basics.py, breaks
+# everything that imports it; sgd.py (question 3) stands alone; missing_file drops sgd.py.
+FULL = {"1a": 4, "1b": 3, "1c": 6, "1d": 3, "2a": 1, "2b": 6, "2c": 6, "2d": 6, "3": 5}
+EXPECTED = {"reference": FULL, "nested": FULL, "starter": {},
+            BUG: {**FULL, "1a": 3, "2b": 4.5},
+            "syntax_error": {"3": 5}, "exit_at_import": {"3": 5},
+            "missing_file": {**FULL, "3": 0}, "empty": {}, "missing_folder": {}}
+
+
+def grade_batch_cli(*args: object, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "autograder", "grade-batch", "word2vec", *map(str, args)],
+                          cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def word2vec():
+    return load_assignment("word2vec")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, word2vec, repo):
+    root = tmp_path_factory.mktemp("batch")
+    planted = write_export(root / "export", word2vec, KINDS)
+    run = grade_batch_cli(root / "export", "--jobs", 2, "--out", root / "out", cwd=repo)
+    return SimpleNamespace(root=root, export=root / "export", out=root / "out", planted=planted, run=run)
+
+
+def copy_of(graded, tmp_path: Path) -> tuple[Path, Path]:
+    shutil.copytree(graded.export, tmp_path / "export", symlinks=True)
+    shutil.copytree(graded.out, tmp_path / "out")
+    return tmp_path / "export", tmp_path / "out"
+
+
+def results_of(out: Path, name: str):
+    return read_results(out / "submissions" / name / "results.json")
+
+
+def test_command_grades_everything_and_reports(graded):
+    assert graded.run.returncode == 0, graded.run.stderr
+    missing = next(p.name for p in graded.planted if p.kind == "missing_folder")
+    assert f"graded {len(KINDS)}, unchanged 0" in graded.run.stdout
+    assert f"could not be graded (0 points, the reason in their results.json): {missing}" in graded.run.stdout
+    assert f"{missing} could not be graded: " in graded.run.stdout + graded.run.stderr
+    assert "Full marks" in graded.run.stdout and "│ total │" in graded.run.stdout  # the statistics
+    assert "SubmissionError" in (graded.out / "errors.log").read_text()
+
+
+def test_every_submission_has_complete_results_with_the_right_scores(graded, word2vec):
+    for planted in graded.planted:
+        results = results_of(graded.out, planted.name)
+        scores = question_scores(results)
+        assert {q: m for q, (_, m) in scores.items()} == FULL, planted.kind  # every question, full points
+        got = {q: s for q, (s, _) in scores.items() if s}
+        assert got == {q: s for q, s in EXPECTED[planted.kind].items() if s}, planted.kind
+    crashed = results_of(graded.out, next(p.name for p in graded.planted if p.kind == "missing_folder"))
+    assert "could not grade" in crashed.output and "does not exist" in crashed.output
+    assert all("SubmissionError" in t.output for t in crashed.tests)
+
+
+def test_scores_csv_has_a_row_per_student_and_a_column_per_question(graded):
+    with open(graded.out / "scores.csv", newline="") as stream:
+        reader = csv.DictReader(stream)
+        rows = list(reader)
+    assert reader.fieldnames == ["submission", "name", "sid", "email", "submitted_at", *FULL, "total", "out_of",
+                                 "gradescope_score", "status"]
+    students = [(p.name, s) for p in graded.planted for s in p.submitters]
+    assert len(students) == len(KINDS) + 1  # the seventh submission is a group of two
+    assert [(r["submission"], {"name": r["name"], "sid": r["sid"], "email": r["email"]}) for r in rows] == students
+    for row in rows:
+        results = results_of(graded.out, row["submission"])
+        assert float(row["total"]) == pytest.approx(results.score)
+        assert sum(float(row[q]) for q in FULL) == pytest.approx(results.score)
+        assert row["out_of"] == "40" and row["submitted_at"].startswith("2024-10-0")
+        kind = next(p.kind for p in graded.planted if p.name == row["submission"])
+        assert row["status"] == ("not graded" if kind == "missing_folder" else "graded")
+
+
+def test_statistics_per_question_and_total(graded):
+    with open(graded.out / "statistics.csv", newline="") as stream:
+        stats = {row["question"]: row for row in csv.DictReader(stream)}
+    assert list(stats) == [*FULL, "total"]
+    totals = sorted(sum(EXPECTED[k].values()) for k in KINDS)
+    total = stats["total"]
+    assert float(total["mean"]) == pytest.approx(sum(totals) / len(totals), abs=1e-4)
+    assert float(total["median"]) == totals[len(totals) // 2]
+    assert (float(total["min"]), float(total["max"])) == (0, 40)
+    assert float(total["full_marks"]) == pytest.approx(2 / 9, abs=1e-4)  # the reference and the nested one
+    assert float(stats["3"]["full_marks"]) == pytest.approx(5 / 9, abs=1e-4)
+    assert float(stats["1a"]["points"]) == 4 and stats["1a"]["title"] == "softmax"
+
+
+def test_plot_is_a_png(graded):
+    data = (graded.out / "scores.png").read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
+
+
+def test_rerun_skips_what_is_unchanged_and_regrades_what_changed(graded, word2vec, tmp_path):
+    export, out = copy_of(graded, tmp_path)
+    names = {p.kind: p.name for p in graded.planted}
+    # (not the one without a folder: its reason names the export's path, which the copy changed)
+    first = {p.name: results_of(out, p.name) for p in graded.planted if p.kind != "missing_folder"}
+
+    again = run_batch(word2vec, export, out)
+    assert again.graded == [names["missing_folder"]]  # what could not be graded is tried again
+    assert sorted(again.skipped) == sorted(n for k, n in names.items() if k != "missing_folder")
+
+    # --force regrades everyone, with the same results: grading is deterministic.
+    forced = run_batch(word2vec, export, out, jobs=2, force=True)
+    assert sorted(forced.graded) == sorted(names.values()) and forced.skipped == []
+    for name, results in first.items():
+        assert (results_of(out, name).model_dump(exclude={"execution_time"})
+                == results.model_dump(exclude={"execution_time"})), name
+
+    # The student of the starter resubmits the reference: only that submission is graded again.
+    folder = export / "assignment_4242_export" / names["starter"]
+    for file in word2vec.config.submission_files:
+        shutil.copy(word2vec.solution_dir / file, folder / file)
+    changed = run_batch(word2vec, export, out)
+    assert sorted(changed.graded) == sorted([names["starter"], names["missing_folder"]])
+    assert results_of(out, names["starter"]).score == 40
+    with open(out / "scores.csv", newline="") as stream:
+        assert {r["submission"]: r["total"] for r in csv.DictReader(stream)}[names["starter"]] == "40"
+
+
+def test_fingerprints_cover_what_decides_a_score(word2vec, tmp_path):
+    grader = {name for name, _ in batch._grader_files(word2vec)}
+    for name in ("autograder/assignments/word2vec/config.yaml", "autograder/assignments/word2vec/hidden_tests.py",
+                 "autograder/runner.py", "autograder/worker/main.py", "solutions/word2vec/word2vec.py",
+                 "assignment/word2vec/utils/gradcheck.py"):
+        assert name in grader
+    assert not any("parser" in name for name in grader)  # another assignment's change is no reason
+    assert "autograder/gradebook.py" not in grader  # nor is a change of how scores are shown
+    assert batch.grader_fingerprint(word2vec) == batch.grader_fingerprint(word2vec)
+
+    submission = tmp_path / "submission"
+    shutil.copytree(word2vec.solution_dir, submission)
+    before = batch.submission_fingerprint(word2vec, submission)
+    (submission / "README.txt").write_text("not graded, so no reason to regrade")
+    assert batch.submission_fingerprint(word2vec, submission) == before
+    (submission / "sgd.py").write_text((submission / "sgd.py").read_text() + "\n# changed\n")
+    assert batch.submission_fingerprint(word2vec, submission) != before
+    (submission / "sgd.py").unlink()
+    assert batch.submission_fingerprint(word2vec, submission) != before
+
+
+def test_ctrl_c_keeps_finished_results_and_stops_the_rest(word2vec, tmp_path, repo):
+    planted = write_export(tmp_path / "export", word2vec, ["reference", "hang", "reference"])
+    out = tmp_path / "out"
+    # Its own process group, so that the signal reaches it and its grading processes, as Ctrl-C does.
+    process = subprocess.Popen([PYTHON, "-m", "autograder", "grade-batch", "word2vec", str(tmp_path / "export"),
+                                "--out", str(out)], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    first, state = out / "submissions" / planted[0].name / "results.json", out / "batch_state.json"
+    while not state.exists() and process.poll() is None:  # written after the first results.json
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGINT)  # it is about to grade, or grading, the endless loop
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stdout + stderr
+    assert "interrupted" in stderr and "run the same command again" in stderr
+    assert read_results(first).score == 40
+    assert not (out / "submissions" / planted[1].name / "results.json").exists(), stdout
+    assert list(batch.BatchState.model_validate_json(state.read_text()).submissions) == [planted[0].name]
+
+
+def test_an_out_folder_of_another_assignment_is_refused(word2vec, tmp_path):
+    write_export(tmp_path / "export", word2vec, ["empty"])
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "batch_state.json").write_text('{"assignment": "parser", "submissions": {}}')
+    with pytest.raises(ConfigError, match="holds results of assignment 'parser'"):
+        run_batch(word2vec, tmp_path / "export", tmp_path / "out")
+
+
+# ----------------------------------------------------------------------------------------------
+# reading the export
+
+
+GRADESCOPE_METADATA = """\
+---
+submission_132970515:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '222334'
+    :email: ada@example.edu
+  - :name: Alan Turing
+    :sid: 222335
+  :created_at: 2022-09-10 23:47:27.018556000 Z
+  :score: 32.0
+  :status: processed
+  :results:
+    score:
+    tests: []
+    execution_time: 36.0
+  :history:
+  - :submitters: []
+    :created_at: 2022-09-07 07:46:21.167770000 Z
+    :score: 0.0
+    :id: 132287215
+"""
+
+
+def test_metadata_as_gradescope_writes_it(tmp_path):
+    folder = tmp_path / "assignment_1_export"
+    (folder / "submission_132970515").mkdir(parents=True)
+    (folder / "submission_999").mkdir()
+    (folder / "submission_metadata.yml").write_text(GRADESCOPE_METADATA)
+    export = load_export(tmp_path)  # the folder the zip was unpacked into is fine too
+    assert export.root == folder and export.unlisted == ["submission_999"]
+    [entry] = export.entries
+    assert entry.folder == folder / "submission_132970515"
+    ada, alan = entry.metadata.submitters
+    assert (ada.name, ada.sid, ada.email) == ("Ada Lovelace", "222334", "ada@example.edu")
+    assert (alan.sid, alan.email) == ("222335", None)
+    assert entry.metadata.score == 32.0 and entry.metadata.created_at.year == 2022
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "is not a Gradescope export: it has no submission_metadata.yml"),
+    ("- just\n- a list\n", "lists no submissions"),
+    ("submission_1:\n  :created_at: 2022-09-10 23:47:27 Z\n", "submitters"),
+    ("submission_1:\n  :submitters: []\n", "submitters"),
+    ("../../etc:\n  :submitters:\n  - :name: Eve\n", "not a submission folder name"),
+    ("submission_1: [unclosed\n", "cannot read"),
+])
+def test_a_folder_that_is_not_an_export_is_refused_clearly(content, message, tmp_path):
+    if content is not None:
+        (tmp_path / "submission_metadata.yml").write_text(content)
+    with pytest.raises(ExportError, match=message.replace("[", r"\[")):
+        load_export(tmp_path)
+
+
+def test_the_command_says_what_to_pass_instead(tmp_path, repo):
+    (tmp_path / "export.zip").write_bytes(b"PK")
+    for path, hint in ((tmp_path, "Export Submissions"), (tmp_path / "export.zip", "unpack it first")):
+        run = grade_batch_cli(path, "--out", tmp_path / "out", cwd=repo)
+        assert run.returncode == 2 and hint in run.stderr, run.stderr
