@@ -165,7 +165,6 @@ class _Process:
         if spec.isolation.user is not None:
             _give_to(spec.isolation.user, self.scratch)
         self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        self.output_offset = 0
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
         config = {"mode": "worker", "trusted_paths": [str(PACKAGE_ROOT.parent)],
@@ -186,12 +185,12 @@ class _Process:
     def take_output(self) -> str:
         """Output written since the last call, cut to the limit with a note of what was dropped."""
         size = os.fstat(self.output_fd).st_size
-        new = size - self.output_offset
-        data = os.pread(self.output_fd, min(new, self.output_limit), self.output_offset)
-        self.output_offset = size
-        text = data.decode("utf-8", errors="replace")
-        if new > self.output_limit:
-            text += f"\n[... output truncated: {new - self.output_limit} more bytes not shown]"
+        text = os.pread(self.output_fd, min(size, self.output_limit), 0).decode("utf-8", errors="replace")
+        # Start the next call with an empty file: the file size limit then bounds each call's
+        # output rather than everything printed since the worker started.
+        os.ftruncate(self.output_fd, 0)
+        if size > self.output_limit:
+            text += f"\n[... output truncated: {size - self.output_limit} more bytes not shown]"
         return text
 
     def describe_exit(self) -> str:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from autograder.config import REPO_ROOT, Assignment, load_assignment
+from autograder.config import REPO_ROOT, Assignment, AssignmentConfig, load_assignment
 from autograder.grading import grade, module_names
+from autograder.isolation import CREATE_USER, WORKER_USER, Isolation, detect_isolation
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults
+from tests.simulated_gradescope import SimulatedGradescope
 
 PYTHON = sys.executable
 
@@ -18,17 +23,39 @@ PYTHON = sys.executable
 class Grader:
     """Grades submissions of one assignment in this process, as ``python -m autograder grade``."""
 
-    def __init__(self, assignment: Assignment) -> None:
+    def __init__(self, assignment: Assignment, isolation: Isolation | None = None) -> None:
         self.assignment = assignment
         self.reference = load_reference(assignment.solution_dir, module_names(assignment.config))
+        self.isolation = isolation or detect_isolation()
 
     def __call__(self, submission: Path, include_hidden: bool = True) -> GradescopeResults:
-        return grade(self.assignment, submission, include_hidden=include_hidden, reference=self.reference)
+        return grade(self.assignment, submission, include_hidden=include_hidden, reference=self.reference,
+                     isolation=self.isolation)
 
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def worker_user() -> str:
+    """The user students' code runs as when the grader is root. Gradescope's setup.sh creates it;
+    CI runs the suite as root on a throwaway machine, so the suite creates it there."""
+    if os.geteuid() != 0:
+        pytest.skip("students' code runs as another user only when the grader runs as root")
+    if subprocess.run(["id", "-u", WORKER_USER], capture_output=True).returncode != 0:
+        subprocess.run(CREATE_USER.split(), check=True)
+    return WORKER_USER
+
+
+@pytest.fixture(scope="session")
+def gradescope(worker_user: str, repo: Path) -> Iterator[SimulatedGradescope]:
+    """The Gradescope layout, installed from word2vec's zip by its own setup.sh (about a minute)."""
+    simulated = SimulatedGradescope(repo)
+    simulated.install("word2vec")
+    yield simulated
+    simulated.remove()
 
 
 @pytest.fixture(scope="session")
@@ -50,8 +77,11 @@ def question_scores(results: GradescopeResults) -> dict[str, tuple[float, float]
 
 
 def assert_complete(results: GradescopeResults, grader: Grader) -> None:
+    assert_questions_complete(results, grader.assignment.config)
+
+
+def assert_questions_complete(results: GradescopeResults, config: AssignmentConfig) -> None:
     """Every declared question is present with exactly its declared points."""
-    config = grader.assignment.config
     scores = question_scores(results)
     assert sorted(scores) == sorted(q.id for q in config.questions)
     for question in config.questions:

@@ -30,7 +30,8 @@ _TRACEBACK_LIMIT = 4000
 
 
 class StudentModules:
-    """Lazy access to the student's modules, remembering a failed import instead of retrying it.
+    """Lazy access to the student's modules, remembering a failed import instead of retrying it,
+    and a module once imported even if the student's code then deletes its file.
 
     ``blocked`` names modules the grader's import check saw hang or end the process at import
     (see :mod:`autograder.preflight`), with the reason: they are never imported again, neither here
@@ -42,8 +43,11 @@ class StudentModules:
         self._failed: dict[str, dict] = {
             name: {"kind": "blocked", "module": name, "message": reason}
             for name, reason in (blocked or {}).items()}
+        self._loaded: dict[str, ModuleType] = {}
 
     def module(self, name: str) -> ModuleType:
+        if name in self._loaded:
+            return self._loaded[name]
         if name in self._failed:
             raise _ReportedError(self._failed[name])
         base = os.path.join(self.scratch, *name.split("."))
@@ -53,7 +57,8 @@ class StudentModules:
             self._failed[name] = error
             raise _ReportedError(error)
         try:
-            return importlib.import_module(name)
+            self._loaded[name] = importlib.import_module(name)
+            return self._loaded[name]
         except BaseException as exc:  # SystemExit and KeyboardInterrupt at import included
             error = {"kind": "import_error", "module": name, **_describe(exc, self.scratch)}
             self._failed[name] = error

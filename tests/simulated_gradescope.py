@@ -1,0 +1,83 @@
+"""A Gradescope autograder layout in a temporary ROOT, built and run the way Gradescope does it.
+
+The zip made by ``python -m autograder build`` is unpacked into ROOT/source and installed by its
+own ``setup.sh``; ``run_autograder`` (copied to ROOT, as Gradescope does) grades ROOT/submission.
+Installing a second assignment replaces ROOT/source and runs that zip's ``setup.sh`` again, which
+then finds the venv in place (the requirements are the same), so the session pays for one install.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.config import load_assignment
+from autograder.gradescope import Layout
+from autograder.results import GradescopeResults
+
+METADATA = {"id": 1, "users": [{"email": "student@example.edu", "name": "A Student", "sid": "1"}]}
+
+
+class SimulatedGradescope:
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        # Not below pytest's temporary folders: those are private, and the worker's user must be
+        # able to reach ROOT/venv, as on Gradescope.
+        self.layout = Layout(Path(tempfile.mkdtemp(prefix="ag-gradescope-", dir="/tmp")))
+        os.chmod(self.layout.root, 0o755)
+        self.installed: str | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+    @property
+    def python(self) -> str:
+        return str(self.root / "venv" / "bin" / "python")
+
+    def build(self, assignment: str) -> Path:
+        out = self.root.parent / f"{self.root.name}-{assignment}.zip"
+        subprocess.run([sys.executable, "-m", "autograder", "build", assignment,
+                        "--out", str(out)], cwd=self.repo, check=True, capture_output=True, timeout=120)
+        return out
+
+    def install(self, assignment: str) -> None:
+        """Unpack ``assignment``'s zip into ROOT/source and run its setup.sh (once per switch)."""
+        if self.installed == assignment:
+            return
+        archive = self.build(assignment)
+        shutil.rmtree(self.layout.source, ignore_errors=True)
+        subprocess.run(["unzip", "-q", str(archive), "-d", str(self.layout.source)], check=True, timeout=60)
+        archive.unlink()
+        setup = subprocess.run(["bash", str(self.layout.source / "setup.sh")], capture_output=True,
+                               text=True, timeout=900)
+        assert setup.returncode == 0, setup.stdout + setup.stderr
+        shutil.copy2(self.layout.source / "run_autograder", self.root / "run_autograder")
+        self.installed = assignment
+
+    def grade(self, assignment: str, submission: Path, *, plant: dict[str, str] | None = None,
+              metadata: dict | None = None) -> tuple[GradescopeResults, str]:
+        """Run ROOT/run_autograder on ``submission``; ``plant``: files to leave in ROOT/results first.
+        Returns the results.json it wrote and what it printed."""
+        self.install(assignment)
+        shutil.rmtree(self.layout.submission, ignore_errors=True)
+        shutil.copytree(submission, self.layout.submission, ignore=shutil.ignore_patterns("__pycache__"))
+        self.layout.metadata.write_text(json.dumps(metadata or METADATA))
+        self.layout.results_dir.mkdir(exist_ok=True)
+        for name, text in (plant or {}).items():
+            (self.layout.results_dir / name).write_text(text)
+        config = load_assignment(assignment).config
+        budget = sum(q.time_limit for q in config.questions) + config.limits.import_time_limit
+        run = subprocess.run(["bash", str(self.root / "run_autograder")], capture_output=True, text=True,
+                             timeout=budget + 120, env={k: v for k, v in os.environ.items()
+                                                        if k != "AUTOGRADER_ROOT"})
+        assert run.returncode == 0, run.stdout + run.stderr
+        return GradescopeResults.model_validate_json(self.layout.results.read_text()), run.stdout
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

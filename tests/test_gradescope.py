@@ -1,0 +1,93 @@
+"""The Gradescope zip, end to end: built, unpacked into a simulated ROOT, installed by its own setup.sh
+and run by its own run_autograder, as root, with the students' code running as the worker's user."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import zipfile
+
+import pytest
+
+from autograder.build import build
+from autograder.config import load_assignment
+from tests.conftest import assert_questions_complete, lost_points, question_scores
+from tests.fixtures.word2vec_bugs import BUGS
+
+
+def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
+    out = tmp_path / "word2vec.zip"
+    names = build(load_assignment("word2vec"), out)
+    with zipfile.ZipFile(out) as archive:
+        infos = {info.filename: info for info in archive.infolist()}
+        requirements = archive.read("requirements.txt").decode().split()
+        run_autograder = archive.read("run_autograder").decode()
+    assert sorted(names) == sorted(infos)
+    for script in ("setup.sh", "run_autograder"):
+        assert infos[script].external_attr >> 16 == 0o100755, script
+    assert "-m autograder gradescope word2vec" in run_autograder
+    for needed in ("autograder/assignments/word2vec/hidden_tests.py", "autograder/assignments/word2vec/fixtures.py",
+                   "autograder/worker/supervisor.py", "solutions/word2vec/sgd.py",
+                   "assignment/word2vec/utils/sanity.py"):
+        assert needed in infos, needed
+    for name in infos:
+        assert "parser" not in name, name  # neither the other assignment's tests nor its reference
+        assert "__pycache__" not in name and not name.endswith(".pyc"), name
+    assert f"numpy=={importlib.metadata.version('numpy')}" in requirements
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", line) for line in requirements), requirements
+    again = tmp_path / "again.zip"
+    build(load_assignment("word2vec"), again)
+    assert again.read_bytes() == out.read_bytes()  # rebuilding changes nothing
+
+
+def test_parser_zip_follows_the_references_links(tmp_path, repo):
+    out = tmp_path / "parser.zip"
+    build(load_assignment("parser"), out)
+    with zipfile.ZipFile(out) as archive:
+        # solutions/parser/utils/gradcheck.py is a link into word2vec's folder, which is not shipped
+        assert archive.read("solutions/parser/utils/gradcheck.py") == \
+            (repo / "solutions" / "parser" / "utils" / "gradcheck.py").read_bytes()
+        assert not any("word2vec" in name for name in archive.namelist())
+
+
+def _check_protections(printed: str) -> None:
+    """What run_autograder tells the staff: private files and the worker's user, as on Gradescope."""
+    assert "on:  private files: source/" in printed
+    assert "on:  student code runs as the user ag-worker" in printed
+    assert "on:  network:" in printed
+    assert "off: separate user" not in printed
+
+
+def _check_reference_gets_full_marks(gradescope, repo, assignment: str) -> None:
+    results, printed = gradescope.grade(assignment, repo / "solutions" / assignment)
+    config = load_assignment(assignment).config
+    assert_questions_complete(results, config)
+    assert lost_points(results) == [] and results.score == pytest.approx(config.total_points)
+    _check_protections(printed)
+
+
+def test_word2vec_reference_gets_full_marks(gradescope, repo):
+    _check_reference_gets_full_marks(gradescope, repo, "word2vec")
+    layout = gradescope.layout
+    assert oct(layout.source.stat().st_mode & 0o777) == oct(0o700)
+    assert oct(layout.metadata.stat().st_mode & 0o777) == oct(0o600)
+
+
+def test_word2vec_starter_gets_zero_and_a_planted_results_json_is_replaced(gradescope, repo):
+    forged = json.dumps({"score": 40, "tests": [{"name": "forged", "score": 40, "max_score": 40}]})
+    results, _ = gradescope.grade("word2vec", repo / "assignment" / "word2vec", plant={"results.json": forged})
+    assert_questions_complete(results, load_assignment("word2vec").config)
+    assert results.score == 0 and "forged" not in {t.name for t in results.tests}
+
+
+def test_word2vec_bug_loses_points_only_in_its_question(gradescope, repo, tmp_path):
+    bug = next(b for b in BUGS if b.name == "sgd steps uphill")
+    results, _ = gradescope.grade("word2vec", bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    assert_questions_complete(results, load_assignment("word2vec").config)
+    assert {t.number.split(".")[0] for t in lost_points(results)} == bug.questions
+    assert question_scores(results)["3"][0] == 0
+
+
+def test_parser_reference_gets_full_marks(gradescope, repo):
+    _check_reference_gets_full_marks(gradescope, repo, "parser")

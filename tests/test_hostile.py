@@ -1,0 +1,129 @@
+"""The hostile catalogue (tests/fixtures/hostile.py), graded as root with the students' code running as
+the worker's user, against the unpacked Gradescope layout: source/ (reference, hidden tests) private.
+
+For every attack: a valid results.json with every question at its declared maximum, the questions the
+attack does not touch at full credit, the stolen or forged thing not happening, and grading within
+the sum of the time limits. Most attacks go through the same grade() run_autograder uses, with the
+question under attack given a short time limit; theft, forged results and network go through the
+real run_autograder of the built zip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from autograder.config import Assignment, AssignmentConfig, load_assignment
+from autograder.gradescope import harden
+from autograder.isolation import detect_isolation
+from autograder.results import GradescopeResults
+from tests.conftest import Grader, assert_questions_complete, lost_points
+from tests.fixtures.hostile import ATTACKS, CANARY, DROP, FORGED_RESULTS, FORK_BOMB, NETWORK, THEFT
+
+
+def _quick(config: AssignmentConfig) -> AssignmentConfig:
+    """Question 3 (sgd, under attack) and the import check with short limits; the rest as they are."""
+    questions = [q.model_copy(update={"time_limit": 5.0}) if q.id == "3" else q for q in config.questions]
+    limits = config.limits.model_copy(update={"import_time_limit": 5.0})
+    return config.model_copy(update={"questions": questions, "limits": limits})
+
+
+@pytest.fixture(scope="module")
+def hostile_grader(gradescope) -> Grader:
+    gradescope.install("word2vec")
+    harden(gradescope.layout)
+    config = _quick(load_assignment("word2vec").config)
+    return Grader(Assignment(config=config, root=gradescope.layout.source), detect_isolation(gradescope.python))
+
+
+@pytest.fixture
+def drop() -> Path:
+    """Where attacks leave their evidence: a folder every user may write."""
+    DROP.mkdir()
+    os.chmod(DROP, 0o777)
+    yield DROP
+    shutil.rmtree(DROP)
+
+
+def _time_limits(config: AssignmentConfig) -> float:
+    return sum(q.time_limit for q in config.questions) + config.limits.import_time_limit
+
+
+def _check_contained(results: GradescopeResults, config: AssignmentConfig, questions: frozenset[str]) -> None:
+    assert_questions_complete(results, config)
+    assert {t.number.split(".")[0] for t in lost_points(results)} == questions
+    for test in lost_points(results):
+        assert test.output.strip() and "autograder itself failed" not in test.output, test.output
+    assert results.execution_time <= _time_limits(config)
+
+
+def _alive(pids: list[int]) -> list[int]:
+    return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
+def test_attack_is_contained(attack, hostile_grader, repo, tmp_path, drop):
+    results = hostile_grader(attack.apply(repo / "solutions" / "word2vec", tmp_path / "submission"))
+    config = hostile_grader.assignment.config
+    _check_contained(results, config, attack.questions)
+    if attack.name == "infinite loop at import":
+        assert all("did not finish within the 5 s" in t.output for t in lost_points(results))
+    if attack.name == "100 MB printed":
+        assert all("output truncated" in t.output for t in results.tests if t.number.startswith("3."))
+        assert len(results.model_dump_json()) < 1_000_000
+    if attack is FORK_BOMB:
+        forked = [int(p.name.split("-")[1]) for p in drop.glob("forked-*")]
+        assert forked and _alive(forked) == []
+    if attack.name == "deletes the files in its working folder":
+        assert (hostile_grader.assignment.solution_dir / "sgd.py").is_file()
+
+
+def test_theft_of_solutions_hidden_tests_and_names_fails(gradescope, repo, tmp_path, drop):
+    gradescope.install("word2vec")
+    source = gradescope.layout.source
+    for secret in (source / "solutions" / "word2vec" / "sgd.py",
+                   source / "autograder" / "assignments" / "word2vec" / "hidden_tests.py"):
+        secret.write_text(secret.read_text() + f"\n# {CANARY}\n")
+    (source / "solutions" / "word2vec" / f"{CANARY}.txt").write_text(CANARY)
+    metadata = {"users": [{"email": f"{CANARY}@example.edu", "name": CANARY}]}
+    results, _ = gradescope.grade("word2vec", THEFT.apply(repo / "solutions" / "word2vec", tmp_path / "s"),
+                                  metadata=metadata)
+    _check_contained(results, load_assignment("word2vec").config, THEFT.questions)
+    assert CANARY not in gradescope.layout.results.read_text()
+    stolen = (drop / "stolen.txt").read_text()
+    assert CANARY not in stolen
+    # it did find the layout, and was refused there
+    assert f"{gradescope.root}/source/solutions/word2vec/sgd.py: PermissionError" in stolen
+    assert f"{gradescope.root}/submission_metadata.json: PermissionError" in stolen
+
+
+def test_forged_results_do_not_survive(gradescope, repo, tmp_path, drop):
+    results, _ = gradescope.grade("word2vec", FORGED_RESULTS.apply(repo / "solutions" / "word2vec",
+                                                                   tmp_path / "s"))
+    _check_contained(results, load_assignment("word2vec").config, FORGED_RESULTS.questions)
+    assert "forged" not in {t.name for t in results.tests}
+    # only its own scratch folder took the forged file; the processes left to retry are gone
+    assert set((drop / "forged.txt").read_text().splitlines()) == {"written: ['results.json']"}
+    late = [int(p.name.rsplit("-", 1)[1]) for p in drop.glob("late-writer-*")]
+    assert late and _alive(late) == []
+    assert not (drop / "late-write-succeeded").exists()
+
+
+def test_network_is_unreachable(gradescope, repo, tmp_path, drop):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.setblocking(False)
+        (drop / "port").write_text(str(server.getsockname()[1]))
+        results, _ = gradescope.grade("word2vec", NETWORK.apply(repo / "solutions" / "word2vec",
+                                                                tmp_path / "s"))
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nobody connected
+    _check_contained(results, load_assignment("word2vec").config, NETWORK.questions)
+    tried = (drop / "network.txt").read_text().splitlines()
+    assert "AF_INET: PermissionError" in tried and "AF_INET6: PermissionError" in tried
+    assert "dns: resolved" not in tried
