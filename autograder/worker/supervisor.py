@@ -61,8 +61,9 @@ def _probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
     if plan.uid is not None and "user" not in failed:
         hidden = confine.unreadable(folders)
         if hidden:
-            failed["user"] = (f"the user cannot read {hidden[0]}, which this Python imports from "
-                              "(a private folder above it?)")
+            failed["user"] = (f"the user cannot read {hidden[0]}, from which this Python imports (is "
+                              "a folder above it private?); grade with a Python installed outside "
+                              "private folders, such as a venv made from /usr/bin/python3")
     print(json.dumps(failed))
 
 
