@@ -18,6 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from autograder.config import Assignment, AssignmentConfig, ConfigError
+from autograder.expected import LiveReference, ReferenceCalls
 from autograder.isolation import Isolation, detect_isolation
 from autograder.preflight import broken_imports
 from autograder.reference import load_reference
@@ -66,15 +67,19 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
 
 
 def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
-          reference: SimpleNamespace | None = None, isolation: Isolation | None = None) -> GradescopeResults:
-    """``isolation``: how workers run; by default every protection this machine allows."""
+          reference: SimpleNamespace | None = None, isolation: Isolation | None = None,
+          expected: ReferenceCalls | None = None) -> GradescopeResults:
+    """``isolation``: how workers run; by default every protection this machine allows.
+    ``expected``: what answers the public tests' ``self.expect``; by default the reference solution
+    (the student bundle, which has none, passes its recording)."""
     started = time.monotonic()
     config = assignment.config
     submission = locate(submission_dir, config.submission_files)
     tests = collect_tests(assignment, include_hidden=include_hidden)
-    if reference is None:
+    if reference is None and (include_hidden or expected is None):
         reference = load_reference(assignment.solution_dir, module_names(config))
     fixtures = importlib.import_module(assignment.fixtures_module)
+    expected = expected or LiveReference(reference, fixtures)
     spec = replace(worker_spec(assignment, submission.found), isolation=isolation or detect_isolation())
     submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
     spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit))
@@ -82,7 +87,7 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     for question in config.questions:
         with WorkerSession(spec, question.time_limit, question.id) as worker:
             rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
-                                                   "fixtures": fixtures})
+                                                   "fixtures": fixtures, "reference": expected})
     return assemble(config, rows, output=submission.note, seconds=time.monotonic() - started,
                     include_hidden=include_hidden)
 

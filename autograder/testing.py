@@ -2,8 +2,10 @@
 
 Tests are ``unittest`` methods decorated with gradescope-utils (``weight``, ``number``, ``tags``,
 ``visibility``, ``partial_credit``). They run in the grader: inputs are built here, student code runs
-in the worker via :meth:`GradedTestCase.call`, expected values come from the reference
-(``self.ref``), and every verdict is an assertion made here.
+in the worker via :meth:`GradedTestCase.call`, expected values come from the reference through
+:meth:`GradedTestCase.expect` (the same call, answered by the reference solution or, in the student
+bundle, by a recording of it), and every verdict is an assertion made here. Hidden tests may also
+use the reference modules directly (``self.ref``); public tests may not, as the bundle has none.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from autograder import checks
+from autograder.expected import ReferenceCalls
 from autograder.sandbox import CallResult, StudentCodeError, WorkerSession
 
 GRADIENT_H = 1e-4
@@ -27,7 +30,8 @@ class GradedTestCase(unittest.TestCase):
 
     # Attached to every test instance by the runner before it runs (see autograder.runner).
     worker: WorkerSession
-    ref: SimpleNamespace
+    ref: SimpleNamespace | None  # the reference modules; None in the student bundle
+    reference: ReferenceCalls  # answers self.expect
     fixtures: ModuleType
 
     def setUp(self) -> None:
@@ -47,6 +51,13 @@ class GradedTestCase(unittest.TestCase):
 
     def call(self, target: str, *args: Any, case: str, **kwargs: Any) -> Any:
         return self.call_full(target, *args, case=case, **kwargs).value
+
+    def expect_full(self, target: str, *args: Any, **kwargs: Any) -> CallResult:
+        """The reference's answer to the call that ``call_full(target, *args, ...)`` makes."""
+        return self.reference.call(target, list(args), kwargs)
+
+    def expect(self, target: str, *args: Any, **kwargs: Any) -> Any:
+        return self.expect_full(target, *args, **kwargs).value
 
     def _keep_output(self, target: str, output: str) -> None:
         if output.strip():

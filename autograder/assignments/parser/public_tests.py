@@ -7,7 +7,7 @@ from gradescope_utils.autograder_utils.decorators import number, partial_credit,
 
 from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
                                                    MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, RELU, AdamMixin,
-                                                   MinibatchMixin, ModelCase, ModelMixin, arcs, rng)
+                                                   MinibatchMixin, ModelCase, ModelMixin, configuration, rng)
 from autograder.testing import GradedTestCase
 
 
@@ -84,14 +84,14 @@ class LayersPublic(GradedTestCase):
         dout = np.arange(8.0).reshape(2, 4) - 3.0
         case = "a (2, 4) x with both signs"
         got = self.call("fixtures:layer_round_trip", "relu", [x], dout, case=case)
-        out, cache = self.ref.layers.relu_forward(x.copy())
-        self.assert_close(got["out"], out, "relu_forward out", case=case)
-        self.assert_close(got["dx"], self.ref.layers.relu_backward(dout.copy(), cache), "relu_backward dx", case=case)
+        expected = self.expect("fixtures:layer_round_trip", "relu", [x], dout)
+        self.assert_close(got["out"], expected["out"], "relu_forward out", case=case)
+        self.assert_close(got["dx"], expected["dx"], "relu_backward dx", case=case)
 
     def cross_entropy(self, logits: np.ndarray, labels: np.ndarray, part: int, case: str) -> None:
         got = self.unpack(self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2,
                           "softmax_cross_entropy", case=case)
-        expected = self.ref.layers.softmax_cross_entropy(logits.copy(), labels.copy())
+        expected = self.expect("layers.softmax_cross_entropy", logits, labels)
         self.assert_close(got[part], expected[part], ("mean loss", "dlogits")[part], case=case)
 
     @weight(1)
@@ -118,17 +118,12 @@ class TransitionsPublic(GradedTestCase):
 
     def configurations(self, sentence: list, transitions: list, case: str) -> tuple:
         got = self.call("fixtures:parse_steps", sentence, transitions, case=case)
-        parse = self.ref.parser_transitions.PartialParse(list(sentence))
-        expected = []
-        for transition in [None, *transitions]:
-            if transition:
-                parse.parse_step(transition)
-            expected.append((list(parse.stack), list(parse.buffer), arcs(parse.dependencies)))
-        return got, expected
+        expected = self.expect("fixtures:parse_steps", sentence, transitions)
+        return got, [configuration(c) for c in expected["configurations"]]
 
     def compare(self, got: dict, expected: list, transitions: list, case: str) -> None:
         for index, (mine, theirs) in enumerate(zip(got["configurations"], expected)):
-            mine = (list(mine["stack"]), list(mine["buffer"]), arcs(mine["dependencies"]))
+            mine = configuration(mine)
             if mine != theirs:
                 step = "the initial configuration" if index == 0 else f"after {transitions[index - 1]} (step {index})"
                 self.fail(f"PartialParse [{case}]: {step} is stack {mine[0]}, buffer {mine[1]}, arcs "
@@ -157,12 +152,8 @@ class TransitionsPublic(GradedTestCase):
         for stack, buffer, dependencies, transition in cases:
             case = f"{transition} from stack {stack}, buffer {buffer}"
             got = self.call("fixtures:step_from", stack, buffer, dependencies, transition, case=case)
-            parse = self.ref.parser_transitions.PartialParse(list(buffer))
-            parse.stack, parse.buffer = list(stack), list(buffer)
-            parse.dependencies = [tuple(a) for a in dependencies]
-            parse.parse_step(transition)
-            mine = (list(got["stack"]), list(got["buffer"]), arcs(got["dependencies"]))
-            theirs = (parse.stack, parse.buffer, arcs(parse.dependencies))
+            mine = configuration(got)
+            theirs = configuration(self.expect("fixtures:step_from", stack, buffer, dependencies, transition))
             if mine != theirs:
                 self.fail(f"parse_step [{case}]: gives stack {mine[0]}, buffer {mine[1]}, arcs {mine[2]}; "
                           f"expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}")
@@ -212,7 +203,7 @@ class EmbeddingPublic(GradedTestCase):
         """embedding_lookup concatenates the embeddings of each row's ids"""
         data = ModelCase(30)
         got = self.call("fixtures:model_lookup", *data.probe_args(), data.w, case=data.label)
-        expected = data.reference_model(self.ref).embedding_lookup(data.w)
+        expected = self.expect("fixtures:model_lookup", *data.probe_args(), data.w)
         self.assert_close(got, expected, "embedding_lookup(w)", case=data.label, rows=True)
 
 
@@ -250,7 +241,7 @@ class ForwardPublic(GradedTestCase):
         """forward at evaluation gives the reference logits for the same weights"""
         data = ModelCase(31)
         got = self.call("fixtures:model_forward", *data.probe_args(), data.w, False, case=data.label)
-        expected = data.reference_model(self.ref).forward(data.w, training=False)
+        expected = self.expect("fixtures:model_forward", *data.probe_args(), data.w, False)[0]
         self.assert_close(self.unpack(got, 1, "forward", case=data.label)[0], expected, "logits",
                           case=data.label, rows=True)
 

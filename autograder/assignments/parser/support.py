@@ -27,6 +27,11 @@ def arcs(dependencies) -> list[tuple]:
     return sorted((tuple(a) for a in dependencies), key=repr)
 
 
+def configuration(reported: dict) -> tuple:
+    """(stack, buffer, sorted arcs) of a configuration as the transition probes report it."""
+    return list(reported["stack"]), list(reported["buffer"]), arcs(reported["dependencies"])
+
+
 class ModelCase:
     """A small model's sizes, weights and a batch of ids with repeats, all seeded."""
 
@@ -46,12 +51,6 @@ class ModelCase:
         self.dlogits = rng.standard_normal((batch, 3))
         self.label = f"{n_tokens} ids, embed {embed_size}, {n_features} features, hidden {hidden_size}, batch {batch}"
 
-    def reference_model(self, ref):
-        model = ref.parser_model.ParserModel(self.embeddings.copy(), **self.kwargs)
-        for name, value in self.params.items():
-            model.params[name][...] = value
-        return model
-
     def probe_args(self) -> list:
         return [self.embeddings, self.params, self.kwargs]
 
@@ -65,13 +64,7 @@ class AdamMixin(GradedTestCase):
         grads = [{n: scales.get(n, 1.0) * rng.standard_normal(shape) for n, shape in shapes.items()}
                  for _ in range(steps)]
         got = self.call("fixtures:adam_run", params, grads, kwargs, case=case)
-        expected_params = {n: v.copy() for n, v in params.items()}
-        optimizer = self.ref.optim.Adam(expected_params, **kwargs)
-        expected = []
-        for step in grads:
-            optimizer.step({n: g.copy() for n, g in step.items()})
-            expected.append({n: v.copy() for n, v in expected_params.items()})
-        return got, expected
+        return got, self.expect("fixtures:adam_run", params, grads, kwargs)["history"]
 
     def check_trajectory(self, got: dict, expected: list, case: str) -> None:
         history = got["history"]
@@ -85,15 +78,14 @@ class AdamMixin(GradedTestCase):
 
 class MinibatchMixin(GradedTestCase):
     def minibatch_case(self, sentences: list, batch_size: int, case: str) -> None:
-        model = self.fixtures.RuleModel()
-        expected = self.ref.parser_transitions.minibatch_parse([list(s) for s in sentences], model, batch_size)
-        result = self.call_full("parser_transitions.minibatch_parse", sentences,
-                                FixtureRef("RuleModel", id="model"), batch_size, case=case)
+        args = [sentences, FixtureRef("RuleModel", id="model"), batch_size]
+        expected = self.expect_full("parser_transitions.minibatch_parse", *args)
+        result = self.call_full("parser_transitions.minibatch_parse", *args, case=case)
         got = result.value
         if not isinstance(got, (list, tuple)) or len(got) != len(sentences):
             self.fail(f"minibatch_parse [{case}]: expected one dependency list per sentence "
                       f"({len(sentences)}), got {checks.describe(got)}")
-        for index, (mine, theirs) in enumerate(zip(got, expected)):
+        for index, (mine, theirs) in enumerate(zip(got, expected.value)):
             if arcs(mine) != arcs(theirs):
                 self.fail(f"minibatch_parse [{case}]: the arcs returned for sentence {index} "
                           f"({sentences[index]}) are {arcs(mine)}, expected {arcs(theirs)} "
@@ -102,7 +94,7 @@ class MinibatchMixin(GradedTestCase):
         if max(sizes, default=0) > batch_size:
             self.fail(f"minibatch_parse [{case}]: asked the model about {max(sizes)} parses at once; "
                       f"batch_size is {batch_size}")
-        expected_calls = len(model.batch_sizes)
+        expected_calls = len(expected.fixtures["model"]["batch_sizes"])
         if len(sizes) != expected_calls:
             self.fail(f"minibatch_parse [{case}]: called model.predict {len(sizes)} times, expected "
                       f"{expected_calls} (always take the first batch_size unfinished parses)")
@@ -114,9 +106,8 @@ class ModelMixin(GradedTestCase):
         case = case_data.label
         got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
                         case_data.dlogits, case=case)
-        model = case_data.reference_model(self.ref)
-        model.forward(case_data.w, training=False)
-        expected = model.backward(case_data.dlogits.copy())
+        expected = self.expect("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
+                               case_data.dlogits)
         problems = []
         for name in names:
             try:

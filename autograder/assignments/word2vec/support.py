@@ -43,14 +43,9 @@ class LossTestsMixin(GradedTestCase):
         if best_outside:
             o = int(np.argmax(U @ v_c))
         extra = (K,) if samples is not None else ()
-
-        def dataset():
-            return FixtureRef("ScriptedDataset", (n_words, samples)) if samples is not None else None
-
-        ref_dataset = self.fixtures.ScriptedDataset(n_words, samples) if samples is not None else None
-        function = getattr(self.ref.word2vec, self.target.split(".")[1])
-        expected = function(v_c.copy(), o, U.copy(), ref_dataset, *extra)
-        args = [v_c, o, U, dataset(), *extra]
+        dataset = FixtureRef("ScriptedDataset", (n_words, samples)) if samples is not None else None
+        args = [v_c, o, U, dataset, *extra]
+        expected = self.expect(self.target, *args)
         loss, grad_center, grad_outside = self.unpack(
             self.call(self.target, *args, case=case), 3, self.target, case=case)
         if part == "loss":
@@ -72,13 +67,11 @@ class SkipgramTestsMixin(GradedTestCase):
         word2ind = {w: i for i, w in enumerate(WORDS[:n_words])}
         V = rng.standard_normal((n_words, dim))
         U = rng.standard_normal((n_words, dim))
-        probe = self.fixtures.ProbeLoss()
-        expected = self.ref.word2vec.skipgram(center, 3, list(outside), word2ind, V.copy(), U.copy(),
-                                              None, probe)
-        result = self.call_full("word2vec.skipgram", center, 3, list(outside), word2ind, V, U, None,
-                                FixtureRef("ProbeLoss", id="loss"), case=case)
+        args = [center, 3, list(outside), word2ind, V, U, None, FixtureRef("ProbeLoss", id="loss")]
+        expected = self.expect_full("word2vec.skipgram", *args)
+        result = self.call_full("word2vec.skipgram", *args, case=case)
         got = self.unpack(result.value, 3, "skipgram", case=case)
-        return got, expected, result.fixtures["loss"], probe.report(), V[word2ind[center]]
+        return got, expected.value, result.fixtures["loss"], expected.fixtures["loss"], V[word2ind[center]]
 
     def check_skipgram_values(self, *spec, case: str) -> None:
         got, expected, _, _, _ = self.skipgram_case(*spec, case=case)
@@ -89,13 +82,12 @@ class SkipgramTestsMixin(GradedTestCase):
 
 class SgdTestsMixin(GradedTestCase):
     def sgd_case(self, target, x0, step: float, iterations: int, case: str, scale: float = 1.0):
-        expected_f = self.fixtures.Quadratic(target, scale)
-        expected = self.ref.sgd.sgd(expected_f, x0 if np.isscalar(x0) else np.array(x0, dtype=float),
-                                    step, iterations, use_saved=False, print_every=None)
-        result = self.call_full("sgd.sgd", FixtureRef("Quadratic", (target, scale), id="f"), x0, step,
-                                iterations, use_saved=False, print_every=None, case=case)
-        self.assert_close(result.value, expected, "final x", case=case, rtol=1e-7, atol=1e-10)
-        calls = result.fixtures["f"]["calls"]
-        if calls != expected_f.calls:
+        f = FixtureRef("Quadratic", (target, scale), id="f")
+        expected = self.expect_full("sgd.sgd", f, x0, step, iterations, use_saved=False, print_every=None)
+        result = self.call_full("sgd.sgd", f, x0, step, iterations, use_saved=False, print_every=None,
+                                case=case)
+        self.assert_close(result.value, expected.value, "final x", case=case, rtol=1e-7, atol=1e-10)
+        calls, expected_calls = result.fixtures["f"]["calls"], expected.fixtures["f"]["calls"]
+        if calls != expected_calls:
             self.fail(f"sgd [{case}]: called f {calls} times for {iterations} iterations, "
-                      f"expected {expected_f.calls} (once per iteration)")
+                      f"expected {expected_calls} (once per iteration)")
