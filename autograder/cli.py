@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from autograder.build import BuildError
-from autograder.config import ConfigError, available_assignments, load_assignment
+from autograder.config import Assignment, ConfigError, available_assignments, load_assignment
 from autograder.release import ReleaseError
 
 EPILOG = """examples:
@@ -15,6 +15,7 @@ EPILOG = """examples:
   python -m autograder grade word2vec path/to/submission --results out/results.json -v
   python -m autograder grade-batch word2vec path/to/export --jobs 2 --out regrade-word2vec
   python -m autograder release word2vec --out /tmp/word2vec-starter
+  python -m autograder check-written parser handouts/parser.ipynb
   python -m autograder build word2vec --out word2vec-autograder.zip   # upload to Gradescope
   AUTOGRADER_ROOT=/tmp/gs python -m autograder gradescope word2vec     # what run_autograder does
 """
@@ -71,6 +72,57 @@ def _release(args: argparse.Namespace) -> int:
     written = release(load_assignment(args.assignment), Path(args.out), force=args.force)
     print(f"wrote {len(written)} files to {args.out}")
     return 0
+
+
+def _answers_file(assignment: Assignment, given: str | None) -> Path:
+    """ANSWERS as given, or the answer sheet chosen in a folder (default: the starter's folder)."""
+    from autograder.written.answers import AnswersError, choose_answer_sheet
+
+    path = Path(given) if given else assignment.starter_dir
+    if path.is_dir():
+        found = choose_answer_sheet(path, assignment.config)
+        if found.sheet is None:
+            raise AnswersError(found.note)
+        path = path / found.sheet.source
+    return path
+
+
+def _check_written(args: argparse.Namespace) -> int:
+    from autograder.written.answers import AnswersError
+    from autograder.written.check import check_answers, print_check
+
+    assignment = load_assignment(args.assignment)
+    try:
+        check = check_answers(_answers_file(assignment, args.answers), assignment)
+    except AnswersError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print_check(check)
+    return 0 if check.clean else 1
+
+
+def _handouts(args: argparse.Namespace) -> int:
+    from autograder.handout.build import build, stale
+    from autograder.handout.source import HandoutError
+
+    outdated = []
+    for name in args.assignments or available_assignments():
+        try:
+            files = build(load_assignment(name))
+        except HandoutError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if args.check:
+            outdated += stale(files)
+            continue
+        for path, data in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path}")
+    if outdated:
+        print("out of date (regenerate with: python -m autograder handouts):\n  "
+              + "\n  ".join(str(p) for p in outdated))
+    return 1 if outdated else 0
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -149,6 +201,35 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--out", required=True, metavar="DIR", help="folder to write (must be empty)")
     release.add_argument("--force", action="store_true", help="replace the contents of a non-empty --out")
     release.set_defaults(run=_release)
+
+    written = commands.add_parser(
+        "check-written", help="check your written answers before you submit them",
+        description="Read the written answers in ANSWERS (the handout notebook, or a Markdown file whose\n"
+                    "headings name the questions: '## 2a-i', '## 2a (i)', '### (i)' under '## 2a'...) and\n"
+                    "report which question each answer was filed under, which questions have no answer,\n"
+                    "text that is under no question, broken math ($ that never closes, control\n"
+                    "characters inside math) and, for answers graded automatically, whether they can\n"
+                    "be read (not whether they are right). Exit status 0 when nothing needs fixing.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  python -m autograder check-written parser parser.ipynb\n"
+               "  python -m autograder check-written word2vec written.md")
+    written.add_argument("assignment", help=f"assignment name ({names})")
+    written.add_argument("answers", nargs="?", metavar="ANSWERS",
+                         help="the notebook or Markdown file, or a folder holding one "
+                              "(default: the bundle's folder)")
+    written.set_defaults(run=_check_written)
+
+    handouts = commands.add_parser(
+        "handouts", help="regenerate the notebooks, answer sheets and figures from handouts/NAME.md",
+        description="Generate, from each handout source handouts/NAME.md, the notebook NAME.ipynb (with an\n"
+                    "answer cell per written question), the answer sheet NAME_answers.md and the figures,\n"
+                    "after checking the questions and points against the config. --check writes nothing\n"
+                    "and exits 1 if a committed file is out of date.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  python -m autograder handouts\n  python -m autograder handouts parser --check")
+    handouts.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all ({names})")
+    handouts.add_argument("--check", action="store_true", help="only report files that are out of date")
+    handouts.set_defaults(run=_handouts)
 
     build = commands.add_parser(
         "build", help="write the Gradescope autograder zip of one assignment",

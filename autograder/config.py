@@ -22,6 +22,9 @@ HiddenVisibility = Literal["hidden", "after_due_date", "after_published"]
 PACKAGE_ROOT = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_ROOT.parent
 _QUESTION_ID = re.compile(r"^[0-9]+[a-z]?$")
+# Written questions add a part in roman numerals to the question they belong to ("2a-i"), or
+# stand alone with a letter of their own ("2e").
+_WRITTEN_ID = re.compile(r"^[0-9]+[a-h](-(i|ii|iii|iv|v|vi|vii|viii|ix|x))?$")
 
 
 class ConfigError(Exception):
@@ -50,17 +53,40 @@ class Question(_Strict):
     id: str = Field(description="short id such as '2b'; test numbers start with it")
     title: str
     points: float = Field(gt=0)
+    kind: Literal["code", "written"] = Field(
+        "code", description="'written': an answer in the student's written answers, graded by tests")
     time_limit: float = Field(30.0, gt=0, le=600, description="seconds for all of its calls together")
     visibility: Visibility = Field("visible", description="Gradescope visibility of its public tests")
     hidden_visibility: HiddenVisibility = Field(
         "after_due_date", description="Gradescope visibility of its hidden tests")
 
+    @model_validator(mode="after")
+    def _id_shape(self) -> "Question":
+        if self.kind == "code" and not _QUESTION_ID.match(self.id):
+            raise ValueError(f"question id {self.id!r} must look like '1', '2b' (digits, optional letter)")
+        if self.kind == "written":
+            _check_written_id(self.id)
+        return self
+
+
+class ManualQuestion(_Strict):
+    """A written question graded by hand from the exported answers; not part of results.json."""
+
+    id: str = Field(description="'2b-ii' (part ii of question 2b) or '2e' (a written question of its own)")
+    title: str
+    points: float = Field(gt=0)
+
     @field_validator("id")
     @classmethod
     def _id_shape(cls, value: str) -> str:
-        if not _QUESTION_ID.match(value):
-            raise ValueError(f"question id {value!r} must look like '1', '2b' (digits, optional letter)")
-        return value
+        return _check_written_id(value)
+
+
+def _check_written_id(value: str) -> str:
+    if not _WRITTEN_ID.match(value):
+        raise ValueError(f"written question id {value!r} must look like '2a-i' (question, part in roman "
+                         "numerals) or '2e' (digits and a letter a-h)")
+    return value
 
 
 class AssignmentConfig(_Strict):
@@ -74,11 +100,15 @@ class AssignmentConfig(_Strict):
     release_exclude: list[str] = Field(
         default_factory=list, description="glob patterns of solutions/ files that are never released")
     limits: Limits = Limits()
-    questions: list[Question] = Field(min_length=1)
+    questions: list[Question] = Field(min_length=1, description="everything results.json scores")
+    manual_questions: list[ManualQuestion] = Field(
+        default_factory=list, description="written questions graded by hand (see export-written)")
+    answer_files: list[str] = Field(
+        default_factory=list, description="where students may put their written answers (one of them)")
 
     @model_validator(mode="after")
     def _consistent(self) -> "AssignmentConfig":
-        ids = [q.id for q in self.questions]
+        ids = [q.id for q in self.questions] + [q.id for q in self.manual_questions]
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise ValueError(f"question ids repeat: {', '.join(duplicates)}")
@@ -86,7 +116,19 @@ class AssignmentConfig(_Strict):
         if not math.isclose(total, self.total_points, abs_tol=1e-9):
             raise ValueError(f"question points add up to {total:g}, but total_points is "
                              f"{self.total_points:g}; change one of them")
+        if self.written_questions and not self.answer_files:
+            raise ValueError("written questions need answer_files: the files students answer in "
+                             "(for example [written.md, NAME.ipynb])")
         return self
+
+    @property
+    def written_questions(self) -> list[Question | ManualQuestion]:
+        """Every written question: those graded by tests, then those graded by hand."""
+        return [q for q in self.questions if q.kind == "written"] + list(self.manual_questions)
+
+    @property
+    def manual_points(self) -> float:
+        return sum(q.points for q in self.manual_questions)
 
     def question(self, question_id: str) -> Question:
         for question in self.questions:

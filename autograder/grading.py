@@ -26,6 +26,7 @@ from autograder.results import GradescopeResults, TestResult
 from autograder.runner import collect_tests, run_tests
 from autograder.sandbox import WorkerSession, WorkerSpec
 from autograder.submission import locate
+from autograder.written.answers import submitted_answers
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
         reference = load_reference(assignment.solution_dir, module_names(config))
     fixtures = importlib.import_module(assignment.fixtures_module)
     expected = expected or LiveReference(reference, fixtures)
+    answers = submitted_answers(submission.folder, config)
     spec = replace(worker_spec(assignment, submission.found), isolation=isolation or detect_isolation())
     submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
     spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit))
@@ -87,8 +89,10 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     for question in config.questions:
         with WorkerSession(spec, question.time_limit, question.id) as worker:
             rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
-                                                   "fixtures": fixtures, "reference": expected})
-    return assemble(config, rows, output=submission.note, seconds=time.monotonic() - started,
+                                                   "fixtures": fixtures, "reference": expected,
+                                                   "answers": answers})
+    output = "\n".join(note for note in (submission.note, answers.note) if note)
+    return assemble(config, rows, output=output, seconds=time.monotonic() - started,
                     include_hidden=include_hidden)
 
 

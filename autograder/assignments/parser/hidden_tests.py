@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
+from autograder.assignments.parser.handout import ANSWER_FORMATS, GOLD_TREE
 from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
                                                    MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, TRAINING, AdamMixin,
                                                    MinibatchMixin, ModelCase, ModelMixin, arcs, rng)
 from autograder.testing import GradedTestCase
-
-# The handout's sentence and its gold tree (ROOT -> presented, ...), as (head, dependent) words.
-HANDOUT_SENTENCE = ["I", "presented", "my", "findings", "at", "the", "NLP", "conference"]
-HANDOUT_HEADS = [2, 0, 4, 2, 8, 8, 8, 2]  # head position of each word, 0 = ROOT
+from autograder.written.testcase import WrittenTestCase
 
 
 class AdamHidden(AdamMixin):
@@ -144,31 +142,12 @@ class TransitionsHidden(GradedTestCase):
     @visibility("after_due_date")
     def test_gold_tree(self):
         """the transition sequence of a gold tree yields exactly its arcs"""
-        words = ["ROOT", *HANDOUT_SENTENCE]
-        sequence = self.oracle_sequence(HANDOUT_HEADS)
-        gold = arcs((words[h], words[d]) for d, h in enumerate(HANDOUT_HEADS, start=1))
-        case = "'" + " ".join(HANDOUT_SENTENCE) + "' with its gold transition sequence"
-        got = self.call("fixtures:parse_steps", list(HANDOUT_SENTENCE), sequence, case=case)
+        gold = arcs(GOLD_TREE.arcs)
+        case = "'" + " ".join(GOLD_TREE.words) + "' with its gold transition sequence"
+        got = self.call("fixtures:parse_steps", list(GOLD_TREE.words), GOLD_TREE.oracle(), case=case)
         final = arcs(got["configurations"][-1]["dependencies"])
         if final != gold:
             self.fail(f"PartialParse [{case}]: ended with arcs {final}; the gold tree has {gold}")
-
-    @staticmethod
-    def oracle_sequence(heads: list[int]) -> list[str]:
-        """The static arc-standard oracle, on positions (0 = ROOT)."""
-        stack, buffer, attached, sequence = [0], list(range(1, len(heads) + 1)), set(), []
-        while buffer or len(stack) > 1:
-            if len(stack) > 2 and heads[stack[-2] - 1] == stack[-1]:
-                attached.add(stack.pop(-2))
-                sequence.append("LA")
-            elif len(stack) > 1 and heads[stack[-1] - 1] == stack[-2] and \
-                    all(heads[b - 1] != stack[-1] for b in buffer):
-                attached.add(stack.pop())
-                sequence.append("RA")
-            else:
-                stack.append(buffer.pop(0))
-                sequence.append("S")
-        return sequence
 
 
 class MinibatchHidden(MinibatchMixin):
@@ -299,3 +278,44 @@ class EndToEnd(GradedTestCase):
             self.fail(f"training [{case}]: test UAS {score:.1f}; full credit from {self.FULL_UAS:.0f}, "
                       f"none below {self.ZERO_UAS:.0f}")
         print(f"test UAS {score:.1f} on {total} words")
+
+
+# ------------------------------------------------------------------------- written answers
+
+
+class DropoutScaleAnswer(WrittenTestCase):
+    question = "1b-i"
+
+    @weight(1)
+    @number("1b-i.1")
+    @tags("written.dropout_scale")
+    @visibility("after_due_date")
+    def test_gamma(self):
+        """the scale gamma of dropout, as a formula in p_drop"""
+        self.check_formula(ANSWER_FORMATS[self.question], lambda v: 1.0 / (1.0 - v["p_drop"]),
+                           [{"p_drop": p} for p in (0.1, 0.25, 0.6, 0.9)])
+
+
+class TransitionTableAnswer(WrittenTestCase):
+    question = "2a-i"
+
+    @partial_credit(3)
+    @number("2a-i.1")
+    @tags("written.transition_table")
+    @visibility("after_due_date")
+    def test_table(self, set_score=None):
+        """the transition table of the handout's sentence (partial credit per step and per arc)"""
+        self.grade_transition_table(ANSWER_FORMATS[self.question], 3, set_score)
+
+
+class TransitionCountAnswer(WrittenTestCase):
+    question = "2a-ii"
+
+    @weight(1)
+    @number("2a-ii.1")
+    @tags("written.transition_count")
+    @visibility("after_due_date")
+    def test_count(self):
+        """the number of transitions for a sentence of n words, as a formula in n"""
+        self.check_formula(ANSWER_FORMATS[self.question], lambda v: 2 * v["n"],
+                           [{"n": n} for n in (1, 2, 3, 7)])

@@ -1,0 +1,171 @@
+"""Written answers: finding them (headings, notebook cells), checking them, reading final formulas."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import nbformat
+import pytest
+
+from autograder.config import load_assignment
+from autograder.written.answers import AnswerSheet, read_answers, read_markdown
+from autograder.written.check import check_answers
+from autograder.written.expressions import ExpressionError, compare, read_formula
+from autograder.written.labels import Label, match_label, read_label
+from autograder.written.latex import scan
+from tests.conftest import PYTHON
+
+PARSER = load_assignment("parser")
+PARSER_IDS = [q.id for q in PARSER.config.written_questions]
+
+
+@pytest.mark.parametrize("heading, expected", [
+    ("2a-i. The transition table (3 points; written, auto-graded)", "2a-i"),
+    ("2a (i)", "2a-i"), ("2(a)(i)", "2a-i"), ("Question 2a.i", "2a-i"), ("**2a (ii)**", "2a-ii"),
+    ("Q1c-ii:", "1c-ii"), ("Problem 2a.ii the count", "2a-ii"), ("2aii", "2a-ii"),
+])
+def test_headings_that_name_a_question(heading, expected):
+    assert match_label(read_label(heading), PARSER_IDS).question == expected
+
+
+@pytest.mark.parametrize("heading", ["A note", "I think", "Derivation", "Appendix", "My notes on Adam"])
+def test_ordinary_headings_are_not_labels(heading):
+    assert read_label(heading) is None
+
+
+@pytest.mark.parametrize("heading, question", [("(b)(i)", "1b-i"), ("b-i", "1b-i"), ("b.i", "1b-i"),
+                                               ("(c)(ii)", "1c-ii")])
+def test_labels_without_a_number_are_placed_when_unambiguous(heading, question):
+    assert match_label(read_label(heading), PARSER_IDS).question == question
+
+
+def test_an_ambiguous_label_is_reported():
+    found = match_label(Label(None, "a", "i"), PARSER_IDS)  # 1a-i or 2a-i
+    assert found.question is None and "1a-i or 2a-i" in found.problem
+
+
+ANSWERS = """\
+Name: Ada Lovelace
+
+# Part 1
+## (a)(i)
+Averaging cancels the noise.
+### Derivation
+$m_t = (1-\\beta_1) \\sum_k \\beta_1^{t-k} g_k$
+## a-ii
+Rare parameters get larger steps.
+## b (i)
+Answer: $1/(1-p_{drop})$
+
+# 2a
+Some text under 2a itself.
+## (i)
+| Stack | Buffer | Transition |
+## 2a.ii
+Answer: 2n
+## 2c (i)
+A question that does not exist.
+## Notes
+To myself.
+"""
+
+
+def test_markdown_answers_are_placed_by_their_headings_and_the_rest_reported():
+    sheet = AnswerSheet(source="written.md")
+    read_markdown(ANSWERS, PARSER_IDS, sheet)
+    assert sheet.text("1a-i").startswith("Averaging") and "### Derivation" in sheet.text("1a-i")
+    assert sheet.text("1a-ii") == "Rare parameters get larger steps."
+    assert sheet.text("1b-i") == "Answer: $1/(1-p_{drop})$"
+    assert sheet.text("2a-i").startswith("| Stack") and sheet.text("2a-ii") == "Answer: 2n"
+    assert sheet.answers["1a-i"].where == "line 4 ('(a)(i)')"
+    assert [u.excerpt for u in sheet.unplaced] == ["Name: Ada Lovelace", "Some text under 2a itself.",
+                                                   "A question that does not exist.", "To myself."]
+    assert sheet.unplaced[-1].where == "line 22 (under the heading 'Notes')"
+    assert sheet.problems == ["line 19: the heading '2c (i)' names no question: there is no written question "
+                              "2c-i (they are 1a-i, 1a-ii, 1b-i, 1b-ii, 1c-i, 1c-ii, 2a-i, 2a-ii)"]
+
+
+def test_a_question_answered_twice_keeps_the_first_and_says_so():
+    sheet = AnswerSheet(source="written.md")
+    read_markdown("## 1a-i\nfirst\n## 1a (i)\nsecond\n", PARSER_IDS, sheet)
+    assert sheet.text("1a-i") == "first"
+    assert sheet.problems == ["1a-i is answered twice (line 1 ('1a-i') and line 3 ('1a (i)')); only the "
+                              "first is read"]
+
+
+def test_notebook_answers_come_from_tagged_cells_and_added_cells(tmp_path, repo):
+    notebook = nbformat.read(repo / "handouts" / "parser.ipynb", as_version=4)
+    cell = next(c for c in notebook.cells if c.get("id") == "answer-1b-ii")
+    cell.source = "Dropout regularises training."
+    notebook.cells.append(nbformat.v4.new_markdown_cell("## 2a-ii\nAnswer: $2n$", id="mine"))
+    notebook.cells.append(nbformat.v4.new_markdown_cell("scratch notes", id="scratch"))
+    path = tmp_path / "parser.ipynb"
+    nbformat.write(notebook, path)
+    sheet = read_answers(path, PARSER.config)
+    assert sheet.text("1b-ii") == "Dropout regularises training."
+    assert sheet.answers["1b-ii"].where.startswith("cell ")
+    assert sheet.text("2a-ii") == "Answer: $2n$"
+    assert sheet.text("2a-i") == ""  # the handout's template table alone is no answer
+    assert [u.excerpt for u in sheet.unplaced] == ["scratch notes"]
+
+
+def test_math_problems_are_found_with_their_line():
+    spans, problems = scan("fine $a*b$ and `$not math$`\n\n$\\frac12 never closed\n\nnext\n$$\x0crac{1}{2}$$")
+    assert len(spans) == 2
+    assert problems[0] == (3, "the $ before '$\\frac12 never closed' is never closed")
+    assert problems[1][0] == 6 and "U+000C" in problems[1][1] and "\\frac" in problems[1][1]
+
+
+@pytest.mark.parametrize("answer", ["1/(1-p_drop)", "$\\gamma = \\frac{1}{1-p_{\\text{drop}}}$",
+                                    "$\\frac{1}{1 - p}$", "$(1-p_{drop})^{-1}$", "γ = 1 / (1 − p_drop)",
+                                    "**$\\dfrac{1}{1-p_\\mathrm{drop}}$**"])
+def test_formulas_for_gamma_in_many_notations(answer):
+    formula = read_formula(answer, {"p_drop": ("p",)})
+    assert compare(formula, lambda v: 1 / (1 - v["p_drop"]), [{"p_drop": p} for p in (0.1, 0.5, 0.8)]) is None
+
+
+@pytest.mark.parametrize("answer", ["2n", "2 n", "n + n", "$2n$ transitions", "2 \\cdot n", "2×n"])
+def test_formulas_for_the_number_of_transitions(answer):
+    formula = read_formula(answer, {"n": ()})
+    assert compare(formula, lambda v: 2 * v["n"], [{"n": n} for n in (1, 2, 7)]) is None
+
+
+def test_a_wrong_formula_says_where_it_differs():
+    formula = read_formula("1/p_drop", {"p_drop": ()})
+    assert compare(formula, lambda v: 1 / (1 - v["p_drop"]), [{"p_drop": 0.1}]) == \
+        "at p_drop = 0.1 it gives 10, but the right value is 1.11111"
+
+
+@pytest.mark.parametrize("answer, message", [("__import__('os').system('x')", "no formula"),
+                                             ("q + 1", "'q' is not a variable"),
+                                             ("\\sqrt{n}", "\\sqrt"), ("(2n", "not a formula")])
+def test_what_is_not_a_formula_is_refused_without_running_it(answer, message):
+    with pytest.raises(ExpressionError, match=message.replace("\\", "\\\\").replace("(", "\\(")):
+        read_formula(answer, {"n": ()})
+
+
+def test_check_written_reports_placement_format_and_math(tmp_path):
+    path = tmp_path / "written.md"
+    path.write_text(ANSWERS.replace("Answer: 2n", "Answer: two n") + "\n## 1c-i\n$\\x08eta + 1\n")
+    check = check_answers(path, PARSER)
+    status = {q.id: q for q in check.questions}
+    assert status["1b-i"].note == "final answer read as 1 / (1 - p_drop)" and status["1b-i"].readable
+    assert not status["2a-ii"].readable and "cannot read the final answer 'two n'" in status["2a-ii"].note
+    assert not status["2a-i"].readable and "no column for" in status["2a-i"].note
+    assert check.missing == ["1b-ii", "1c-ii"]
+    assert any("1c-i (line 25): the $ before" in p for p in check.problems)
+    assert not check.clean
+
+
+def test_check_written_command(repo):
+    wide = {**os.environ, "COLUMNS": "200"}  # one line per table row
+    run = subprocess.run([PYTHON, "-m", "autograder", "check-written", "parser",
+                          str(repo / "solutions" / "written" / "parser.md")],
+                         cwd=repo, capture_output=True, text=True, timeout=120, env=wide)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "8 of 8 written questions answered." in run.stdout
+    assert "table read: 16 transitions" in run.stdout and "final answer read as 2 * n" in run.stdout
+    empty = subprocess.run([PYTHON, "-m", "autograder", "check-written", "parser", str(repo / "handouts" / "parser.ipynb")],
+                           cwd=repo, capture_output=True, text=True, timeout=120, env=wide)
+    assert empty.returncode == 1 and "0 of 8 written questions answered." in empty.stdout
