@@ -14,8 +14,10 @@ EPILOG = """examples:
   python -m autograder grade word2vec solutions/word2vec          # the reference: full marks
   python -m autograder grade word2vec path/to/submission --results out/results.json -v
   python -m autograder grade-batch word2vec path/to/export --jobs 2 --out regrade-word2vec
-  python -m autograder release word2vec --out /tmp/word2vec-starter
+  python -m autograder release word2vec --out /tmp/word2vec-bundle       # what students download
+  python -m autograder check word2vec assignment/word2vec                # the public tests, as students run them
   python -m autograder check-written parser handouts/parser.ipynb
+  python -m autograder export-written parser path/to/export --out written-parser   # pages to grade by hand
   python -m autograder build word2vec --out word2vec-autograder.zip   # upload to Gradescope
   AUTOGRADER_ROOT=/tmp/gs python -m autograder gradescope word2vec     # what run_autograder does
 """
@@ -67,11 +69,27 @@ def _grade_batch(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
+    from autograder.bundle import write_bundle
     from autograder.release import release
 
-    written = release(load_assignment(args.assignment), Path(args.out), force=args.force)
+    assignment = load_assignment(args.assignment)
+    write = release if args.starter_only else write_bundle
+    written = write(assignment, Path(args.out), force=args.force)
     print(f"wrote {len(written)} files to {args.out}")
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from autograder.results import write_results
+    from autograder.selfcheck import print_check, run_check
+
+    assignment = load_assignment(args.assignment)
+    folder = Path(args.folder) if args.folder else assignment.starter_dir
+    check = run_check(assignment, folder)
+    print_check(assignment, folder, check)
+    if args.results:
+        write_results(check.results, Path(args.results))
+    return 0 if check.passed else 1
 
 
 def _answers_file(assignment: Assignment, given: str | None) -> Path:
@@ -99,6 +117,33 @@ def _check_written(args: argparse.Namespace) -> int:
         return 2
     print_check(check)
     return 0 if check.clean else 1
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from autograder.collect import collect_submission
+
+    assignment = load_assignment(args.assignment)
+    folder = Path(args.folder) if args.folder else assignment.starter_dir
+    collected = collect_submission(assignment, folder, Path(args.out) if args.out else None)
+    for warning in collected.warnings:
+        print(f"warning: {warning}")
+    print(f"wrote {collected.zip_path} with {', '.join(collected.files) or 'no files'}; upload it to Gradescope")
+    return 0
+
+
+def _export_written(args: argparse.Namespace) -> int:
+    from autograder.export import ExportError
+    from autograder.written.manual import export_pages, gather
+
+    assignment = load_assignment(args.assignment)
+    try:
+        students = gather(assignment, [Path(s) for s in args.sources])
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    pages = export_pages(assignment, students, Path(args.out))
+    print(f"wrote {len(pages)} question pages for {len(students)} students: open {Path(args.out) / 'index.html'}")
+    return 0
 
 
 def _handouts(args: argparse.Namespace) -> int:
@@ -191,16 +236,39 @@ def build_parser() -> argparse.ArgumentParser:
     batch.set_defaults(run=_grade_batch)
 
     release = commands.add_parser(
-        "release", help="write the student starter bundle generated from solutions/",
-        description="Replace every solution block of solutions/ASSIGNMENT by a stub raising "
-                    "NotImplementedError and write the student bundle to --out. The committed "
-                    "assignment/ASSIGNMENT must equal this output (a test checks it).",
+        "release", help="write the student bundle (starter, handout notebook, self-check) to --out",
+        description="Write what students download to --out: the starter (every solution block of\n"
+                    "solutions/ASSIGNMENT replaced by a stub raising NotImplementedError), the handout\n"
+                    "notebook ASSIGNMENT.ipynb, the answer sheet written.md, requirements.txt, and the\n"
+                    "framework without hidden tests, with the public tests' expected values recorded\n"
+                    "from the reference, so that 'python -m autograder check' works there. The bundle is\n"
+                    "refused if it would contain anything of solutions/ or the hidden tests.\n"
+                    "--starter-only writes the starter alone: the committed assignment/ASSIGNMENT must\n"
+                    "equal that output (a test checks it).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  python -m autograder release word2vec --out assignment/word2vec --force")
+        epilog="examples:\n  python -m autograder release word2vec --out /tmp/word2vec-bundle\n"
+               "  python -m autograder release word2vec --out assignment/word2vec --force --starter-only")
     release.add_argument("assignment", help=f"assignment name ({names})")
     release.add_argument("--out", required=True, metavar="DIR", help="folder to write (must be empty)")
     release.add_argument("--force", action="store_true", help="replace the contents of a non-empty --out")
+    release.add_argument("--starter-only", action="store_true",
+                         help="only the starter files (what assignment/ASSIGNMENT holds)")
     release.set_defaults(run=_release)
+
+    check = commands.add_parser(
+        "check", help="run the public tests on your files, with the messages Gradescope shows",
+        description="Run the public tests on the files in FOLDER exactly as Gradescope runs them (your\n"
+                    "code in a separate, limited process) and print every failing test's message. Also\n"
+                    "says how many points are in hidden tests, graded after the deadline, and in written\n"
+                    "answers graded by hand. Exit status 0 when every public test passes, else 1.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  python -m autograder check word2vec            # in the folder of the bundle\n"
+               "  python -m autograder check parser assignment/parser")
+    check.add_argument("assignment", help=f"assignment name ({names})")
+    check.add_argument("folder", nargs="?", metavar="FOLDER",
+                       help="the folder with your files (default: the bundle's folder, or assignment/NAME)")
+    check.add_argument("--results", metavar="PATH", help="also write the results as Gradescope's results.json")
+    check.set_defaults(run=_check)
 
     written = commands.add_parser(
         "check-written", help="check your written answers before you submit them",
@@ -218,6 +286,40 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the notebook or Markdown file, or a folder holding one "
                               "(default: the bundle's folder)")
     written.set_defaults(run=_check_written)
+
+    collect = commands.add_parser(
+        "collect-submission", aliases=["collect_submission"],
+        help="zip exactly the files Gradescope expects, warning about missing or unfinished ones",
+        description="Write ASSIGNMENT_submission.zip (or --out) with the Python files the autograder\n"
+                    "reads and your written answers (the notebook or written.md, whichever holds them),\n"
+                    "flat at the top of the zip, as Gradescope expects. Warns about missing files, parts\n"
+                    "still raising NotImplementedError and unanswered written questions.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  python -m autograder collect-submission parser")
+    collect.add_argument("assignment", help=f"assignment name ({names})")
+    collect.add_argument("folder", nargs="?", metavar="FOLDER",
+                         help="the folder with your files (default: the bundle's)")
+    collect.add_argument("--out", metavar="ZIP",
+                         help="the zip to write (default: FOLDER/ASSIGNMENT_submission.zip)")
+    collect.set_defaults(run=_collect)
+
+    export = commands.add_parser(
+        "export-written",
+        help="one HTML page per written question graded by hand, every student's answer on it",
+        description="Read the written answers of every SOURCE: a Gradescope 'Export Submissions' folder\n"
+                    "(the unpacked zip), a submission folder, or an answer file (.ipynb or .md). Write to\n"
+                    "--out an index.html and, for each question graded by hand, a page with the question,\n"
+                    "the reference answer (folded) and every student's answer, math typeset by MathJax.\n"
+                    "The index lists students without an answer file and text placed under no question.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  python -m autograder export-written parser export/assignment_123_export --out written-parser\n"
+               "  python -m autograder export-written word2vec alice/written.md bob/word2vec.ipynb --out pages")
+    export.add_argument("assignment", help=f"assignment name ({names})")
+    export.add_argument("sources", nargs="+", metavar="SOURCE",
+                        help="export folder, submission folder or answer file")
+    export.add_argument("--out", required=True, metavar="DIR", help="folder for the HTML pages")
+    export.set_defaults(run=_export_written)
 
     handouts = commands.add_parser(
         "handouts", help="regenerate the notebooks, answer sheets and figures from handouts/NAME.md",

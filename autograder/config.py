@@ -22,6 +22,9 @@ HiddenVisibility = Literal["hidden", "after_due_date", "after_published"]
 PACKAGE_ROOT = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_ROOT.parent
 _QUESTION_ID = re.compile(r"^[0-9]+[a-z]?$")
+# The public tests' expected values, recorded by `release` into the student bundle (which has no
+# reference solution); its presence is what marks a bundle.
+RECORDING_FILE = "public_expected.agw"
 # Written questions add a part in roman numerals to the question they belong to ("2a-i"), or
 # stand alone with a letter of their own ("2e").
 _WRITTEN_ID = re.compile(r"^[0-9]+[a-h](-(i|ii|iii|iv|v|vi|vii|viii|ix|x))?$")
@@ -165,8 +168,17 @@ class Assignment:
         return self.root / "solutions" / self.name
 
     @property
+    def recording(self) -> Path:
+        return self.root / "autograder" / "assignments" / self.name / RECORDING_FILE
+
+    @property
+    def in_bundle(self) -> bool:
+        """True in a student bundle: no solutions/, the starter files at its top (see bundle.py)."""
+        return self.recording.is_file()
+
+    @property
     def starter_dir(self) -> Path:
-        return self.root / "assignment" / self.name
+        return self.root if self.in_bundle else self.root / "assignment" / self.name
 
 
 def available_assignments() -> list[str]:

@@ -62,7 +62,7 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
         if not files[name].exists():
             raise ConfigError(f"the starter's given file {files[name]} is missing; generate the starter "
                               f"with: python -m autograder release {assignment.name} "
-                              f"--out {assignment.starter_dir} --force")
+                              f"--out {assignment.starter_dir} --force --starter-only")
     return WorkerSpec(files=files, fixtures_module=assignment.fixtures_module,
                       limits=assignment.config.limits)
 

@@ -63,7 +63,8 @@ def test_committed_starter_equals_release_output(name, tmp_path, repo):
     released = sorted(p.relative_to(tmp_path / name) for p in written)
     on_disk = sorted(p.relative_to(committed) for p in committed.rglob("*")
                      if p.is_file() and "__pycache__" not in p.parts)
-    assert released == on_disk, "regenerate with: python -m autograder release NAME --out assignment/NAME --force"
+    assert released == on_disk, \
+        "regenerate with: python -m autograder release NAME --out assignment/NAME --force --starter-only"
     for relative in released:
         assert filecmp.cmp(tmp_path / name / relative, committed / relative, shallow=False), relative
 

@@ -1,0 +1,98 @@
+"""collect-submission (the student's zip) and export-written (the TA's pages for grading by hand)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import zipfile
+
+import nbformat
+
+from autograder.collect import collect_submission
+from autograder.config import load_assignment
+from autograder.written.manual import export_pages, gather, render
+from tests.conftest import PYTHON
+
+WORD2VEC = load_assignment("word2vec")
+
+
+def test_collect_zips_exactly_the_expected_files_and_warns(tmp_path, repo):
+    folder = tmp_path / "work"
+    shutil.copytree(repo / "assignment" / "word2vec", folder)
+    shutil.copy(repo / "solutions" / "word2vec" / "word2vec.py", folder / "word2vec.py")
+    (folder / "sgd.py").unlink()
+    (folder / "notes.txt").write_text("not for Gradescope")
+    (folder / "written.md").write_text("## 2e\nNormalising keeps the direction.\n")
+    collected = collect_submission(WORD2VEC, folder)
+    with zipfile.ZipFile(collected.zip_path) as archive:
+        assert sorted(archive.namelist()) == ["nn_basics.py", "word2vec.py", "written.md"]
+    warnings = "\n".join(collected.warnings)
+    assert "sgd.py is missing: every test of it will score 0" in warnings
+    assert "nn_basics.py still has 5 parts not implemented: softmax, sigmoid, sigmoid_grad, " \
+           "forward_backward_prop, input_gradient" in warnings
+    assert not [w for w in collected.warnings if w.startswith("word2vec.py")]  # the finished file
+    assert "written.md: no answer to 1c-i, 1d-i" in warnings
+
+
+def test_collect_command_alias(tmp_path, repo):
+    folder = tmp_path / "work"
+    shutil.copytree(repo / "assignment" / "word2vec", folder)
+    run = subprocess.run([PYTHON, "-m", "autograder", "collect_submission", "word2vec", str(folder),
+                          "--out", str(tmp_path / "upload.zip")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and (tmp_path / "upload.zip").is_file()
+    assert "warning: No written answers found" in run.stdout
+
+
+def test_markdown_rendering_keeps_math_and_escapes_html():
+    html = render("Loss $a*b*c$ and $$\\sum_i x_i * y_i$$ <script>alert(1)</script> **bold**")
+    assert "$a*b*c$" in html and "$$\\sum_i x_i * y_i$$" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html and "<strong>bold</strong>" in html
+
+
+def make_export(root, repo):
+    """A Gradescope export of three submissions: Markdown, notebook, and none."""
+    root.mkdir()
+    (root / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :name: Ada Lovelace\n    :sid: '1'\n"
+        "submission_2:\n  :submitters:\n  - :name: Alan Turing\n"
+        "submission_3:\n  :submitters:\n  - :name: Grace Hopper\n")
+    (root / "submission_1").mkdir()
+    (root / "submission_1" / "written.md").write_text(
+        "## 2b (ii)\nThe gradient is $U^\\top(\\hat y - y)$, i.e. $a*b*c$.\n<script>alert('x')</script>\n"
+        "## 2e\nKeeps the direction.\n# Scratch\nnotes to myself\n")
+    (root / "submission_2").mkdir()
+    notebook = nbformat.read(repo / "handouts" / "word2vec.ipynb", as_version=4)
+    next(c for c in notebook.cells if c.get("id") == "answer-2e").source = "Directions survive."
+    nbformat.write(notebook, root / "submission_2" / "word2vec.ipynb")
+    (root / "submission_3").mkdir()
+    (root / "submission_3" / "word2vec.py").write_text("# code only\n")
+
+
+def test_export_writes_one_page_per_question_graded_by_hand(tmp_path, repo):
+    make_export(tmp_path / "export", repo)
+    students = gather(WORD2VEC, [tmp_path / "export"])
+    assert [s.name for s in students] == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
+    pages = export_pages(WORD2VEC, students, tmp_path / "pages")
+    assert sorted(p.stem for p in pages) == sorted(q.id for q in WORD2VEC.config.manual_questions)
+    page = (tmp_path / "pages" / "2e.html").read_text()
+    assert "Answers: 2 of 3 students" in page
+    assert "Keeps the direction." in page and "Directions survive." in page
+    assert "No written answers found" in page  # Grace Hopper submitted no answer sheet
+    assert "<summary>Reference answer</summary>" in page and "Dividing a vector by its length" in page
+    assert "Suppose you classify short phrases" in page  # the question, from the handout
+    gradient = (tmp_path / "pages" / "2b-ii.html").read_text()
+    assert "$a*b*c$" in gradient and "&lt;script&gt;" in gradient and "<script>alert" not in gradient
+    index = (tmp_path / "pages" / "index.html").read_text()
+    assert 'href="2b-ii.html"' in index and "notes to myself" in index
+
+
+def test_export_command_takes_answer_files(tmp_path, repo):
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "written.md").write_text("## 1c-i\n$\\hat y - y$\n")
+    run = subprocess.run([PYTHON, "-m", "autograder", "export-written", "word2vec", str(tmp_path / "alice" / "written.md"),
+                          str(repo / "solutions" / "written" / "word2vec.md"), "--out", str(tmp_path / "pages")],
+                         cwd=repo, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "wrote 10 question pages for 2 students" in run.stdout
+    page = (tmp_path / "pages" / "1c-i.html").read_text()
+    assert "<h3>alice</h3>" in page and "Answers: 2 of 2 students" in page

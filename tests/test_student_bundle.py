@@ -1,0 +1,118 @@
+"""The student bundle, unpacked in a fresh folder: the self-check, the written check, the zip, and
+nothing of the reference or the hidden tests inside."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.bundle import leaks, write_bundle
+from autograder.config import load_assignment
+from autograder.results import GradescopeResults
+from tests.conftest import PYTHON
+from tests.fixtures.word2vec_bugs import BUGS
+
+WORD2VEC_FILES = ["nn_basics.py", "word2vec.py", "sgd.py"]
+
+
+def unpack(bundle: Path, target: Path) -> Path:
+    """A fresh copy of the bundle, as a student who unzipped it would have."""
+    shutil.copytree(bundle, target)
+    return target
+
+
+def in_bundle(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "autograder", *args], cwd=folder, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "COLUMNS": "200"})
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("release") / "word2vec"
+    write_bundle(load_assignment("word2vec"), out)
+    return out
+
+
+def test_bundle_holds_the_starter_the_handout_and_the_self_check(bundle, repo):
+    names = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
+    starter = {p.relative_to(repo / "assignment" / "word2vec").as_posix()
+               for p in (repo / "assignment" / "word2vec").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert starter <= names
+    assert {"word2vec.ipynb", "written.md", "requirements.txt", "autograder/__main__.py",
+            "autograder/assignments/word2vec/public_tests.py",
+            "autograder/assignments/word2vec/public_expected.agw"} <= names
+    assert (bundle / "word2vec.ipynb").read_bytes() == (repo / "handouts" / "word2vec.ipynb").read_bytes()
+    assert "numpy==" in (bundle / "requirements.txt").read_text()
+
+
+def test_bundle_contains_nothing_of_solutions_or_hidden_tests(bundle, repo, tmp_path):
+    names = [p.relative_to(bundle).as_posix() for p in bundle.rglob("*")]
+    assert not [n for n in names if "hidden_tests" in n or "solutions" in n or "assignments/parser" in n]
+    assert leaks(load_assignment("word2vec"), bundle) == []
+    # The check finds what it must: a hidden test file, a line of the reference, a reference answer.
+    planted = unpack(bundle, tmp_path / "planted")
+    shutil.copy(repo / "autograder" / "assignments" / "word2vec" / "hidden_tests.py", planted / "notes.py")
+    with (planted / "word2vec.py").open("a") as stream:
+        stream.write("\n    grad_outside_vecs = np.outer(delta, center_word_vec)  # (|V|, d)\n")
+    reference_answer = (repo / "solutions" / "written" / "word2vec.md").read_text().splitlines()
+    (planted / "written.md").write_text(next(line for line in reference_answer if "np.add.at" in line))
+    found = "\n".join(leaks(load_assignment("word2vec"), planted))
+    assert "notes.py: hidden test name" in found
+    assert "word2vec.py: solution line 'grad_outside_vecs = np.outer(delta, center_word_vec)'" in found
+    assert "written.md: reference answer line" in found
+
+
+def test_self_check_of_the_starter_in_a_fresh_folder(bundle, tmp_path):
+    folder = unpack(bundle, tmp_path / "hw1")
+    where = subprocess.run([PYTHON, "-c", "import autograder; print(autograder.__file__)"], cwd=folder,
+                           capture_output=True, text=True, timeout=60)
+    assert where.stdout.strip() == str(folder / "autograder" / "__init__.py")  # not the repository's copy
+    run = in_bundle(folder, "check", "word2vec")
+    assert run.returncode == 1, run.stderr
+    assert "Total: 0 / 24" in run.stdout and "not implemented yet" in run.stdout
+    assert "16 more points are in hidden tests that Gradescope runs after the deadline" in run.stdout
+    assert "20 points" in run.stdout  # written questions graded by hand
+    written = in_bundle(folder, "check-written", "word2vec", "written.md")
+    assert written.returncode == 1 and "0 of 10 written questions answered." in written.stdout
+    collected = in_bundle(folder, "collect-submission", "word2vec")
+    assert collected.returncode == 0
+    assert "nn_basics.py still has 5 parts not implemented" in collected.stdout
+    with zipfile.ZipFile(folder / "word2vec_submission.zip") as archive:
+        assert sorted(archive.namelist()) == sorted(WORD2VEC_FILES + ["word2vec.ipynb"])
+
+
+def test_self_check_gives_the_messages_of_the_grader(bundle, tmp_path, repo, word2vec_grader):
+    bug = next(b for b in BUGS if b.name == "naive softmax forgets to subtract the one-hot y")
+    submission = bug.apply(repo / "solutions" / "word2vec", tmp_path / "buggy")
+    folder = unpack(bundle, tmp_path / "hw1")
+    for name in WORD2VEC_FILES:
+        shutil.copy(submission / name, folder / name)
+    run = in_bundle(folder, "check", "word2vec", "--results", "checked.json")
+    assert run.returncode == 1 and "It does not match centred differences of your own loss" in run.stdout
+    checked = GradescopeResults.model_validate(json.loads((folder / "checked.json").read_text()))
+    graded = word2vec_grader(submission, include_hidden=False)
+    assert [(t.number, t.score, t.output) for t in checked.tests] == \
+        [(t.number, t.score, t.output) for t in graded.tests]
+    assert {t.number for t in checked.tests if t.status == "failed"} == {"2b.2", "2b.3"}
+
+
+def test_parser_bundle_leaks_nothing_and_passes_the_reference(tmp_path, repo):
+    """The recording covers the parser's stateful probes (Adam runs, parses, models)."""
+    assignment = load_assignment("parser")
+    folder = tmp_path / "hw2"
+    write_bundle(assignment, folder)
+    assert leaks(assignment, folder) == []
+    for name in assignment.config.submission_files:
+        shutil.copy(repo / "solutions" / "parser" / name, folder / name)
+    shutil.copy(repo / "solutions" / "written" / "parser.md", folder / "written.md")
+    run = in_bundle(folder, "check", "parser")
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "Total: 22.50 / 22.50" in run.stdout
+    written = in_bundle(folder, "check-written", "parser")  # finds written.md: it holds the answers
+    assert written.returncode == 0 and "8 of 8 written questions answered." in written.stdout
