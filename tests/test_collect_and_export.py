@@ -89,8 +89,9 @@ def test_export_writes_one_page_per_question_graded_by_hand(tmp_path, repo):
 def test_export_command_takes_answer_files(tmp_path, repo):
     (tmp_path / "alice").mkdir()
     (tmp_path / "alice" / "written.md").write_text("## 1c-i\n$\\hat y - y$\n")
-    run = subprocess.run([PYTHON, "-m", "autograder", "export-written", "word2vec", str(tmp_path / "alice" / "written.md"),
-                          str(repo / "solutions" / "written" / "word2vec.md"), "--out", str(tmp_path / "pages")],
+    sources = [str(tmp_path / "alice" / "written.md"), str(repo / "solutions" / "written" / "word2vec.md")]
+    run = subprocess.run([PYTHON, "-m", "autograder", "export-written", "word2vec", *sources,
+                          "--out", str(tmp_path / "pages")],
                          cwd=repo, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "wrote 10 question pages for 2 students" in run.stdout

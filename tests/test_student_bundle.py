@@ -41,8 +41,9 @@ def bundle(tmp_path_factory) -> Path:
 
 def test_bundle_holds_the_starter_the_handout_and_the_self_check(bundle, repo):
     names = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
-    starter = {p.relative_to(repo / "assignment" / "word2vec").as_posix()
-               for p in (repo / "assignment" / "word2vec").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    committed = repo / "assignment" / "word2vec"
+    starter = {p.relative_to(committed).as_posix() for p in committed.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
     assert starter <= names
     assert {"word2vec.ipynb", "written.md", "requirements.txt", "autograder/__main__.py",
             "autograder/assignments/word2vec/public_tests.py",

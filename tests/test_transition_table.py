@@ -25,11 +25,12 @@ def test_the_reference_table_gets_full_marks():
 
 
 def test_a_wrong_arc_costs_its_step_and_the_arc():
-    grade = grade_table(edited("| conference → at | LEFT-ARC |", "| at → conference | LEFT-ARC |"), GOLD_TREE)
+    wrong = edited("| conference → at | LEFT-ARC |", "| at → conference | LEFT-ARC |")
+    grade = grade_table(wrong, GOLD_TREE)
     assert grade.fraction == pytest.approx(0.5 * 15 / 16 + 0.5 * (7 - 1) / 8)  # 2.53 of 3 points
     assert grade.arcs_wrong == [("at", "conference")] and grade.arcs_missing == [("conference", "at")]
-    assert grade.step_problems == ["row 15 (LEFT-ARC, from stack [ROOT, presented, at, conference], buffer []): "
-                                   "it adds conference → at, not at → conference"]
+    assert grade.step_problems == ["row 15 (LEFT-ARC, from stack [ROOT, presented, at, conference], "
+                                   "buffer []): it adds conference → at, not at → conference"]
     assert "First wrong row: row 15" in grade.feedback()
 
 
@@ -108,7 +109,8 @@ def test_written_answers_graded_into_results_rows():
                         f"## 2a (i)\n{wrong_arc}\n\n## 2a (ii)\nAnswer: n + 1\n")
     assert rows["1b-i"]["score"] == 1 and rows["1b-i"]["status"] == "passed"
     table = rows["2a-i"]
-    assert table["score"] == pytest.approx(POINTS * (0.5 * 15 / 16 + 0.5 * 6 / 8)) and table["status"] == "failed"
+    assert table["score"] == pytest.approx(POINTS * (0.5 * 15 / 16 + 0.5 * 6 / 8))
+    assert table["status"] == "failed"
     assert "First wrong row: row 15" in table["output"] and table["visibility"] == "after_due_date"
     # n + 1 equals 2n at n = 1; the next point tells them apart.
     assert rows["2a-ii"]["score"] == 0

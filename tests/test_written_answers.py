@@ -9,7 +9,8 @@ import nbformat
 import pytest
 
 from autograder.config import load_assignment
-from autograder.written.answers import AnswerSheet, read_answers, read_markdown
+from autograder.written.answers import (MAX_ANSWER_BYTES, AnswerSheet, AnswersError, read_answers,
+                                       read_markdown)
 from autograder.written.check import check_answers
 from autograder.written.expressions import ExpressionError, compare, read_formula
 from autograder.written.labels import Label, match_label, read_label
@@ -166,6 +167,14 @@ def test_check_written_command(repo):
     assert run.returncode == 0, run.stdout + run.stderr
     assert "8 of 8 written questions answered." in run.stdout
     assert "table read: 16 transitions" in run.stdout and "final answer read as 2 * n" in run.stdout
-    empty = subprocess.run([PYTHON, "-m", "autograder", "check-written", "parser", str(repo / "handouts" / "parser.ipynb")],
+    empty = subprocess.run([PYTHON, "-m", "autograder", "check-written", "parser",
+                            str(repo / "handouts" / "parser.ipynb")],
                            cwd=repo, capture_output=True, text=True, timeout=120, env=wide)
     assert empty.returncode == 1 and "0 of 8 written questions answered." in empty.stdout
+
+
+def test_an_oversized_answer_file_is_not_read(tmp_path):
+    path = tmp_path / "written.md"
+    path.write_text("## 1a-i\n" + "x" * MAX_ANSWER_BYTES)
+    with pytest.raises(AnswersError, match="larger than 8 MB"):
+        read_answers(path, PARSER.config)

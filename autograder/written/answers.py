@@ -24,6 +24,7 @@ from autograder.handout.data import handout_data
 from autograder.written.labels import Label, match_label, read_label
 
 PLACEHOLDER = "*Write your answer here.*"
+MAX_ANSWER_BYTES = 8 * 2**20
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)  # instructions in the answer sheet, not answers
 METADATA_KEY = "autograder"
 _MARKDOWN = MarkdownIt("commonmark")
@@ -170,6 +171,10 @@ def read_answers(path: Path, config: AssignmentConfig) -> AnswerSheet:
     sheet = AnswerSheet(source=path.name)
     if not path.is_file():
         raise AnswersError(f"{path} does not exist")
+    # The grader reads this file itself (no worker): a size cap keeps a hostile upload cheap.
+    if path.stat().st_size > MAX_ANSWER_BYTES:
+        raise AnswersError(f"{path.name} is larger than {MAX_ANSWER_BYTES // 2**20} MB, so it was not read; "
+                           "clear the outputs of the notebook's code cells and submit it again")
     if path.suffix == ".ipynb":
         read_notebook(path, written_ids, sheet)
     else:
