@@ -74,7 +74,6 @@ class BatchState(BaseModel):
 
 @dataclass
 class BatchOutcome:
-    out: Path
     graded: list[str] = field(default_factory=list)  # graded in this run
     skipped: list[str] = field(default_factory=list)  # unchanged since an earlier run
     not_graded: list[str] = field(default_factory=list)  # have the fallback results (all runs)
@@ -195,7 +194,7 @@ class _Batch:
         self.grader_hash = grader_fingerprint(assignment)
         self.state = self._load_state()
         self.results: dict[str, GradescopeResults] = {}
-        self.outcome = BatchOutcome(out=out, unlisted=export.unlisted)
+        self.outcome = BatchOutcome(unlisted=export.unlisted)
 
     def results_path(self, entry: ExportEntry) -> Path:
         return self.out / SUBMISSIONS_DIR / entry.name / "results.json"

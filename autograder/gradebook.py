@@ -43,12 +43,16 @@ class ScoreRow(BaseModel):
     status: str
 
     def cells(self) -> dict[str, str]:
-        fixed = self.model_dump(exclude={"scores"})
-        cells = {k: _number(v) if isinstance(v, float) else ("" if v is None else str(v))
-                 for k, v in fixed.items()}
-        return {**{k: cells[k] for k in ("submission", "name", "sid", "email", "submitted_at")},
-                **{q: _number(s) for q, s in self.scores.items()},
-                **{k: cells[k] for k in ("total", "out_of", "gradescope_score", "status")}}
+        """The CSV cells in the order of the fields, with a column per question in place of ``scores``."""
+        cells: dict[str, str] = {}
+        for name, value in self.model_dump().items():
+            if name == "scores":
+                cells.update({question: _number(points) for question, points in value.items()})
+            elif isinstance(value, float):
+                cells[name] = _number(value)
+            else:
+                cells[name] = "" if value is None else str(value)
+        return cells
 
 
 class QuestionStats(BaseModel):
