@@ -36,6 +36,7 @@ from autograder import gradebook
 from autograder.config import PACKAGE_ROOT, Assignment, ConfigError, load_assignment
 from autograder.export import Export, ExportEntry, load_export
 from autograder.grading import fallback_results, grade_or_fallback, module_names
+from autograder.isolation import Isolation, detect_isolation
 from autograder.reference import load_reference
 from autograder.report import print_statistics
 from autograder.results import GradescopeResults, read_results, write_atomically, write_results
@@ -155,7 +156,8 @@ def _interrupt_once(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _grade_in_child(name: str, root: str, folder: str) -> tuple[str, str | None] | None:
+def _grade_in_child(name: str, root: str, folder: str,
+                    isolation: Isolation) -> tuple[str, str | None] | None:
     """Results (as JSON) and the crash's traceback if grading could not run; None if interrupted."""
     signal.signal(signal.SIGINT, _interrupt_once)
     try:
@@ -163,7 +165,8 @@ def _grade_in_child(name: str, root: str, folder: str) -> tuple[str, str | None]
         if _stop_requested is not None and _stop_requested.is_set():
             return None
         assignment, reference = _grader(name, root)
-        results, crash = grade_or_fallback(assignment, Path(folder), reference=reference)
+        results, crash = grade_or_fallback(assignment, Path(folder), reference=reference,
+                                           isolation=isolation)
         return results.model_dump_json(), crash
     except KeyboardInterrupt:  # the worker session has killed the student's process on the way out
         return None
@@ -247,6 +250,11 @@ class _Batch:
                                f"(traceback in {self.out / ERRORS_LOG})", highlight=False)
 
     def grade(self, todo: list[_Job], jobs: int) -> None:
+        # Probed once, not for every submission; the staff should know what is off.
+        isolation = detect_isolation()
+        for line in isolation.report(self.assignment.config.limits):
+            if line.startswith("off:"):
+                self.console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
         columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
                    MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
         with Progress(*columns, console=self.console) as progress:
@@ -257,15 +265,15 @@ class _Batch:
                 progress.update(task, advance=1, description=f"{job[0].name}: "
                                 f"{results.score:g} / {self.assignment.config.total_points:g}")
 
-            self._run_pool(todo, jobs, finished)
+            self._run_pool(todo, jobs, isolation, finished)
 
-    def _run_pool(self, todo: list[_Job], jobs: int, finished: _Finished) -> None:
+    def _run_pool(self, todo: list[_Job], jobs: int, isolation: Isolation, finished: _Finished) -> None:
         queue = deque(todo)
         attempts: Counter[str] = Counter()
         while queue:
             # A grading process died: each job that was running is a suspect. Retry it in a new
             # pool; one that was there every time gets the fallback results instead.
-            for job in self._run_until_broken(queue, jobs, finished):
+            for job in self._run_until_broken(queue, jobs, isolation, finished):
                 attempts[job[0].name] += 1
                 if attempts[job[0].name] < _MAX_ATTEMPTS:
                     queue.appendleft(job)
@@ -274,7 +282,8 @@ class _Batch:
                               f"each of the {_MAX_ATTEMPTS} times it graded this submission")
                     finished(job, fallback_results(self.assignment.config, reason), reason)
 
-    def _run_until_broken(self, queue: deque[_Job], jobs: int, finished: _Finished) -> list[_Job]:
+    def _run_until_broken(self, queue: deque[_Job], jobs: int, isolation: Isolation,
+                          finished: _Finished) -> list[_Job]:
         """Grade from ``queue`` until it is empty or the pool breaks; returns the jobs it broke under."""
         workers = min(jobs, len(queue))
         context = multiprocessing.get_context("spawn")  # no fork of a process with threads (rich's)
@@ -288,7 +297,7 @@ class _Batch:
                 while queue and len(running) < workers:
                     job = queue.popleft()
                     future = pool.submit(_grade_in_child, self.assignment.name, str(self.assignment.root),
-                                         str(job[0].folder))
+                                         str(job[0].folder), isolation)
                     running[future] = job
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
