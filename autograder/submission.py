@@ -1,7 +1,9 @@
 """Finds the student's files in a submission folder as Gradescope delivers it.
 
 Gradescope puts the uploaded files flat in ``/autograder/submission``; students who zip a folder
-produce one nested level instead, which is tolerated.
+produce one nested level instead, which is tolerated. Symbolic links are not followed: the grader
+copies the files for the worker, and a link to the reference or the hidden tests would otherwise
+hand their content to the student's code.
 """
 
 from __future__ import annotations
@@ -28,15 +30,19 @@ class Submission:
                 "score 0." if self.missing else "")
 
 
+def _is_file(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
 def locate(folder: Path, expected: list[str]) -> Submission:
     folder = Path(folder)
     if not folder.is_dir():
         raise SubmissionError(f"submission folder {folder} does not exist or is not a folder")
     base = folder
-    if not any((folder / name).is_file() for name in expected):
-        nested = [p for p in folder.iterdir()
-                  if p.is_dir() and p.name not in _IGNORED_DIRS and not p.name.startswith(".")]
-        if len(nested) == 1 and any((nested[0] / name).is_file() for name in expected):
+    if not any(_is_file(folder / name) for name in expected):
+        nested = [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()
+                  and p.name not in _IGNORED_DIRS and not p.name.startswith(".")]
+        if len(nested) == 1 and any(_is_file(nested[0] / name) for name in expected):
             base = nested[0]
-    found = {name: base / name for name in expected if (base / name).is_file()}
+    found = {name: base / name for name in expected if _is_file(base / name)}
     return Submission(folder=base, found=found, missing=[n for n in expected if n not in found])

@@ -70,12 +70,13 @@ class SimulatedGradescope:
         self.installed = assignment
 
     def grade(self, assignment: str, submission: Path, *, plant: dict[str, str] | None = None,
-              metadata: dict | None = None) -> tuple[GradescopeResults, str]:
-        """Run ROOT/run_autograder on ``submission``; ``plant``: files to leave in ROOT/results first.
-        Returns the results.json it wrote and what it printed."""
+              metadata: dict | None = None, symlinks: bool = False) -> tuple[GradescopeResults, str]:
+        """Run ROOT/run_autograder on ``submission``; ``plant``: files to leave in ROOT/results first;
+        ``symlinks``: copy the submission's links as links. Returns results.json and the output."""
         self.install(assignment)
         shutil.rmtree(self.layout.submission, ignore_errors=True)
-        shutil.copytree(submission, self.layout.submission, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(submission, self.layout.submission, symlinks=symlinks,
+                        ignore=shutil.ignore_patterns("__pycache__"))
         self.layout.metadata.write_text(json.dumps(metadata or METADATA))
         self.layout.results_dir.mkdir(exist_ok=True)
         for name, text in (plant or {}).items():

@@ -21,6 +21,7 @@ from autograder.config import Assignment, AssignmentConfig, load_assignment
 from autograder.gradescope import harden
 from autograder.isolation import detect_isolation
 from autograder.results import GradescopeResults
+from autograder.submission import locate
 from tests.conftest import Grader, assert_questions_complete, lost_points
 from tests.fixtures.hostile import ATTACKS, CANARY, DROP, FORGED_RESULTS, FORK_BOMB, NETWORK, THEFT
 
@@ -82,13 +83,20 @@ def test_attack_is_contained(attack, hostile_grader, repo, tmp_path, drop):
         assert (hostile_grader.assignment.solution_dir / "sgd.py").is_file()
 
 
+def _plant_canaries(source: Path) -> list[Path]:
+    """Mark the reference and the hidden tests, so that any copy of them can be recognised."""
+    secrets = [source / "solutions" / "word2vec" / "sgd.py",
+               source / "autograder" / "assignments" / "word2vec" / "hidden_tests.py"]
+    for secret in secrets:
+        if CANARY not in secret.read_text():
+            secret.write_text(secret.read_text() + f"\n# {CANARY}\n")
+    (source / "solutions" / "word2vec" / f"{CANARY}.txt").write_text(CANARY)
+    return secrets
+
+
 def test_theft_of_solutions_hidden_tests_and_names_fails(gradescope, repo, tmp_path, drop):
     gradescope.install("word2vec")
-    source = gradescope.layout.source
-    for secret in (source / "solutions" / "word2vec" / "sgd.py",
-                   source / "autograder" / "assignments" / "word2vec" / "hidden_tests.py"):
-        secret.write_text(secret.read_text() + f"\n# {CANARY}\n")
-    (source / "solutions" / "word2vec" / f"{CANARY}.txt").write_text(CANARY)
+    _plant_canaries(gradescope.layout.source)
     metadata = {"users": [{"email": f"{CANARY}@example.edu", "name": CANARY}]}
     results, _ = gradescope.grade("word2vec", THEFT.apply(repo / "solutions" / "word2vec", tmp_path / "s"),
                                   metadata=metadata)
@@ -127,3 +135,24 @@ def test_network_is_unreachable(gradescope, repo, tmp_path, drop):
     tried = (drop / "network.txt").read_text().splitlines()
     assert "AF_INET: PermissionError" in tried and "AF_INET6: PermissionError" in tried
     assert "dns: resolved" not in tried
+
+
+def test_links_to_the_reference_are_not_followed(gradescope, repo, tmp_path):
+    """The grader (root) copies the student's files for the worker: it must not copy a link's target."""
+    gradescope.install("word2vec")
+    reference_sgd, hidden_tests = _plant_canaries(gradescope.layout.source)
+    submission = tmp_path / "s"
+    shutil.copytree(repo / "solutions" / "word2vec", submission)
+    (submission / "sgd.py").unlink()
+    (submission / "sgd.py").symlink_to(reference_sgd)
+    results, _ = gradescope.grade("word2vec", submission, symlinks=True)
+    _check_contained(results, load_assignment("word2vec").config, frozenset({"3"}))
+    assert "Missing from your submission: sgd.py" in results.output
+    assert CANARY not in gradescope.layout.results.read_text()
+
+
+def test_a_linked_folder_is_not_taken_for_the_upload(tmp_path, repo):
+    (tmp_path / "upload").mkdir()
+    (tmp_path / "upload" / "my_work").symlink_to(repo / "solutions" / "word2vec")
+    found = locate(tmp_path / "upload", load_assignment("word2vec").config.submission_files)
+    assert found.found == {} and found.missing == ["nn_basics.py", "word2vec.py", "sgd.py"]

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import tempfile
 import textwrap
@@ -124,6 +125,38 @@ def test_seccomp_filter_refuses_internet_sockets_only():
             os._exit(0 if outcome == ["refused", "refused", "unix"] else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def _verdict(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int) -> int:
+    """What a classic BPF program returns for one system call; knows the instructions the filter uses."""
+    data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)  # struct seccomp_data
+    accumulator, pc = 0, 0
+    while True:
+        code, jump_true, jump_false, k = program[pc]
+        if code == 0x20:  # load the 32-bit word at offset k
+            accumulator = struct.unpack_from("<I", data, k)[0]
+            pc += 1
+        elif code in (0x15, 0x35):  # jump if equal, jump if greater or equal
+            taken = accumulator == k if code == 0x15 else accumulator >= k
+            pc += 1 + (jump_true if taken else jump_false)
+        else:
+            assert code == 0x06, code  # return k
+            return k
+
+
+@pytest.mark.parametrize("machine", sorted(seccomp._ARCHES))
+def test_seccomp_program_for_each_architecture(machine):
+    """The filter as the kernel would run it, also for the architecture this machine is not."""
+    arch = seccomp._ARCHES[machine]
+    program = seccomp.no_network_program(arch)
+    allow, refuse, kill = 0x7FFF0000, 0x00050001, 0x80000000  # ERRNO | EPERM
+    for family in (socket.AF_INET, socket.AF_INET6, 17):  # 17: AF_PACKET
+        assert _verdict(program, arch.audit_arch, arch.nr_socket, family) == refuse
+    assert _verdict(program, arch.audit_arch, arch.nr_socket, socket.AF_UNIX) == allow
+    assert _verdict(program, arch.audit_arch, 0, socket.AF_INET) == allow  # another call, same argument
+    assert _verdict(program, arch.audit_arch, arch.nr_io_uring_setup, 0) == refuse
+    assert _verdict(program, 0x40000003, arch.nr_socket, socket.AF_INET) == kill  # a 32-bit x86 call
+    assert _verdict(program, arch.audit_arch, 0x40000000 | arch.nr_socket, socket.AF_INET) == kill  # x32
 
 
 def test_processes_that_leave_the_session_are_killed_with_the_worker(files, drop):
