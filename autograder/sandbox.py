@@ -121,7 +121,8 @@ def _give_to(user: WorkerUser, folder: str) -> None:
 
 
 def _worker_env(scratch: str) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8",
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "TMPDIR": scratch,
+           "LANG": "C.UTF-8",
            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
            "PYTHONUNBUFFERED": "1", "TQDM_DISABLE": "1"}
     # One BLAS thread: the grader is sized for one core, and results must not depend on threading.

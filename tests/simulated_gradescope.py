@@ -61,7 +61,8 @@ class SimulatedGradescope:
             self._aside(assignment).rename(self.layout.source)
         else:
             archive = self.build(assignment)
-            subprocess.run(["unzip", "-q", str(archive), "-d", str(self.layout.source)], check=True, timeout=60)
+            subprocess.run(["unzip", "-q", str(archive), "-d", str(self.layout.source)], check=True,
+                           timeout=60)
             archive.unlink()
             setup = subprocess.run(["bash", str(self.layout.source / "setup.sh")], capture_output=True,
                                    text=True, timeout=900)

@@ -27,7 +27,8 @@ def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
     for script in ("setup.sh", "run_autograder"):
         assert infos[script].external_attr >> 16 == 0o100755, script
     assert "-m autograder gradescope word2vec" in run_autograder
-    for needed in ("autograder/assignments/word2vec/hidden_tests.py", "autograder/assignments/word2vec/fixtures.py",
+    for needed in ("autograder/assignments/word2vec/hidden_tests.py",
+                   "autograder/assignments/word2vec/fixtures.py",
                    "autograder/worker/supervisor.py", "solutions/word2vec/sgd.py",
                    "assignment/word2vec/utils/sanity.py"):
         assert needed in infos, needed
@@ -35,7 +36,8 @@ def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
         assert "parser" not in name, name  # neither the other assignment's tests nor its reference
         assert "__pycache__" not in name and not name.endswith(".pyc"), name
     assert f"numpy=={importlib.metadata.version('numpy')}" in requirements
-    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", line) for line in requirements), requirements
+    pinned = re.compile(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*")
+    assert all(pinned.fullmatch(line) for line in requirements), requirements
     again = tmp_path / "again.zip"
     build(load_assignment("word2vec"), again)
     assert again.read_bytes() == out.read_bytes()  # rebuilding changes nothing
@@ -76,7 +78,8 @@ def test_word2vec_reference_gets_full_marks(gradescope, repo):
 
 def test_word2vec_starter_gets_zero_and_a_planted_results_json_is_replaced(gradescope, repo):
     forged = json.dumps({"score": 40, "tests": [{"name": "forged", "score": 40, "max_score": 40}]})
-    results, _ = gradescope.grade("word2vec", repo / "assignment" / "word2vec", plant={"results.json": forged})
+    results, _ = gradescope.grade("word2vec", repo / "assignment" / "word2vec",
+                                  plant={"results.json": forged})
     assert_questions_complete(results, load_assignment("word2vec").config)
     assert results.score == 0 and "forged" not in {t.name for t in results.tests}
 

@@ -38,7 +38,8 @@ def hostile_grader(gradescope) -> Grader:
     gradescope.install("word2vec")
     harden(gradescope.layout)
     config = _quick(load_assignment("word2vec").config)
-    return Grader(Assignment(config=config, root=gradescope.layout.source), detect_isolation(gradescope.python))
+    assignment = Assignment(config=config, root=gradescope.layout.source)
+    return Grader(assignment, detect_isolation(gradescope.python))
 
 
 @pytest.fixture

@@ -34,7 +34,8 @@ def test_hanging_and_dying_imports_are_reported_once(spec):
     # budget is spent, so the modules after it are left to the questions' own workers
     assert sorted(broken) == ["dies", "hangs", "uses_dies"]
     assert broken["hangs"].startswith("not run: importing hangs.py did not finish within the 2 s")
-    assert "dies.py could not be imported: the process running your code exited with status 3" in broken["dies"]
+    assert "dies.py could not be imported: the process running your code exited with status 3" \
+        in broken["dies"]
 
 
 def test_questions_refuse_a_broken_module_and_its_importers_at_once(spec):
