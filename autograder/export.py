@@ -111,6 +111,7 @@ def _metadata_root(path: Path) -> Path:
 
 
 def load_export(path: Path) -> Export:
+    """The export at ``path`` (or in the one folder inside it); ExportError says what to pass instead."""
     path = Path(path)
     if path.is_file() and path.suffix == ".zip":
         raise ExportError(f"{path} is the zip itself; unpack it first (unzip {path} -d DIR) and pass DIR")
