@@ -30,7 +30,8 @@ class Submission:
                 "score 0." if self.missing else "")
 
 
-def _is_file(path: Path) -> bool:
+def is_submitted_file(path: Path) -> bool:
+    """A regular file, not a link: the only kind of file the grader reads from a submission."""
     return path.is_file() and not path.is_symlink()
 
 
@@ -39,10 +40,10 @@ def locate(folder: Path, expected: list[str]) -> Submission:
     if not folder.is_dir():
         raise SubmissionError(f"submission folder {folder} does not exist or is not a folder")
     base = folder
-    if not any(_is_file(folder / name) for name in expected):
+    if not any(is_submitted_file(folder / name) for name in expected):
         nested = [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()
                   and p.name not in _IGNORED_DIRS and not p.name.startswith(".")]
-        if len(nested) == 1 and any(_is_file(nested[0] / name) for name in expected):
+        if len(nested) == 1 and any(is_submitted_file(nested[0] / name) for name in expected):
             base = nested[0]
-    found = {name: base / name for name in expected if _is_file(base / name)}
+    found = {name: base / name for name in expected if is_submitted_file(base / name)}
     return Submission(folder=base, found=found, missing=[n for n in expected if n not in found])

@@ -9,8 +9,8 @@ import nbformat
 import pytest
 
 from autograder.config import load_assignment
-from autograder.written.answers import (MAX_ANSWER_BYTES, AnswerSheet, AnswersError, read_answers,
-                                       read_markdown)
+from autograder.written.answers import (MAX_ANSWER_BYTES, AnswerSheet, AnswersError, choose_answer_sheet,
+                                       read_answers, read_markdown)
 from autograder.written.check import check_answers
 from autograder.written.expressions import ExpressionError, compare, read_formula
 from autograder.written.labels import Label, match_label, read_label
@@ -178,3 +178,14 @@ def test_an_oversized_answer_file_is_not_read(tmp_path):
     path.write_text("## 1a-i\n" + "x" * MAX_ANSWER_BYTES)
     with pytest.raises(AnswersError, match="larger than 8 MB"):
         read_answers(path, PARSER.config)
+
+
+def test_a_linked_answer_sheet_is_not_read(tmp_path, repo):
+    """The grader reads the answer sheet itself: a link to the reference answers must not count."""
+    config = load_assignment("parser").config
+    (tmp_path / "written.md").symlink_to(repo / "solutions" / "written" / "parser.md")
+    found = choose_answer_sheet(tmp_path, config)
+    assert found.sheet is None and "No written answers found" in found.note
+    (tmp_path / "written.md").unlink()
+    (tmp_path / "written.md").write_text((repo / "solutions" / "written" / "parser.md").read_text())
+    assert choose_answer_sheet(tmp_path, config).sheet is not None

@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import AssignmentConfig
+from autograder.submission import is_submitted_file
 from autograder.handout.data import handout_data
 from autograder.written.labels import Label, match_label, read_label
 
@@ -218,7 +219,9 @@ def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnsw
     When several are present, the one that answers the most questions is used (a student who
     answered in the notebook may still have the blank Markdown sheet lying next to it).
     """
-    present = [Path(folder) / name for name in config.answer_files if (Path(folder) / name).is_file()]
+    # Never through a link: the grader reads these itself, and a link to the reference answers
+    # would be graded as the student's.
+    present = [Path(folder) / name for name in config.answer_files if is_submitted_file(Path(folder) / name)]
     if not present:
         return SubmittedAnswers(None, f"No written answers found: submit {' or '.join(config.answer_files)} "
                                       "with your code, or the written questions score 0.")
