@@ -184,9 +184,12 @@ def test_ctrl_c_keeps_finished_results_and_stops_the_rest(word2vec, tmp_path, re
     planted = write_export(tmp_path / "export", word2vec, ["reference", "hang", "reference"])
     out = tmp_path / "out"
     # Its own process group, so that the signal reaches it and its grading processes, as Ctrl-C does.
+    # SIGINT back to its default: a suite started in the background of a script inherits it ignored,
+    # and Python keeps an ignored SIGINT ignored.
     process = subprocess.Popen([PYTHON, "-m", "autograder", "grade-batch", "word2vec", str(tmp_path / "export"),
                                 "--out", str(out)], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+                               text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first, state = out / "submissions" / planted[0].name / "results.json", out / "batch_state.json"
     while not state.exists() and process.poll() is None:  # written after the first results.json
         time.sleep(0.2)

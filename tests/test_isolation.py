@@ -211,13 +211,18 @@ def test_not_root_grades_with_what_it_can_and_says_what_is_off(gradescope, worke
     """The grader itself as the unprivileged user: a TA's laptop, simulated."""
     root = Path(tempfile.mkdtemp(prefix="ag-laptop-"))
     try:
+        # The zip's source, as the TA would unpack it: the repository itself may sit in a private
+        # folder (a fresh clone under mktemp -d) that this user could not read.
+        gradescope.install("word2vec")
+        shutil.copytree(gradescope.layout.source, root / "source", symlinks=True)
         shutil.copytree(repo / "solutions" / "word2vec", root / "submission")
         shutil.chown(root, worker_user, worker_user)
         for path in root.rglob("*"):
             shutil.chown(path, worker_user, worker_user)
         run = subprocess.run(["setpriv", f"--reuid={worker_user}", f"--regid={worker_user}", "--clear-groups",
                               "--", gradescope.python, "-m", "autograder", "gradescope", "word2vec",
-                              "--root", str(root)], cwd=repo, capture_output=True, text=True, timeout=600,
+                              "--root", str(root)], cwd=root / "source", capture_output=True, text=True,
+                             timeout=600,
                              env={"PATH": os.environ["PATH"], "PYTHONDONTWRITEBYTECODE": "1"})
         assert run.returncode == 0, run.stdout + run.stderr
         assert "off: private files: not running as root" in run.stdout
