@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack
+from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
 from autograder.sandbox import CallResult
 from autograder.worker import probes
 
@@ -51,13 +51,6 @@ def _key(target: str, document: Any, arrays: list[np.ndarray]) -> str:
         digest.update(f"|{array.dtype.str}{array.shape}|".encode())
         digest.update(np.ascontiguousarray(array).tobytes())
     return digest.hexdigest()
-
-
-def _round_trip(value: Any) -> Any:
-    """``value`` as the other side of the wire would see it (tuples, floats, fresh arrays)."""
-    encoder = Encoder()
-    document = encoder.encode(value)
-    return Decoder([a.copy() for a in encoder.arrays]).decode(document)
 
 
 class _ReferenceModules:
@@ -105,7 +98,7 @@ class LiveReference:
         else:
             value = self.reference.attr(target)(*call_args, **call_kwargs)
         reports = {ident: made.report() for ident, made in built.items() if hasattr(made, "report")}
-        return CallResult(value=_round_trip(value), fixtures=_round_trip(reports))
+        return CallResult(value=round_trip(value), fixtures=round_trip(reports))
 
 
 class RecordedCall(BaseModel):
@@ -186,5 +179,5 @@ class RecordedReference:
                                        "Otherwise, ask the course staff for a fresh bundle.")
         decoder = Decoder(self.arrays)
         # Copies: a test may modify what it gets, and the recording serves later tests too.
-        return CallResult(value=_round_trip(decoder.decode(recorded.value)),
-                          fixtures=_round_trip(decoder.decode(recorded.fixtures)))
+        return CallResult(value=round_trip(decoder.decode(recorded.value)),
+                          fixtures=round_trip(decoder.decode(recorded.fixtures)))

@@ -24,7 +24,7 @@ from autograder.preflight import broken_imports
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults, TestResult
 from autograder.runner import collect_tests, run_tests
-from autograder.sandbox import WorkerSession, WorkerSpec
+from autograder.sandbox import SessionFactory, WorkerSession, WorkerSpec
 from autograder.submission import locate
 from autograder.written.answers import submitted_answers
 
@@ -69,10 +69,14 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
 
 def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
           reference: SimpleNamespace | None = None, isolation: Isolation | None = None,
-          expected: ReferenceCalls | None = None) -> GradescopeResults:
+          expected: ReferenceCalls | None = None,
+          sessions: SessionFactory = WorkerSession) -> GradescopeResults:
     """``isolation``: how workers run; by default every protection this machine allows.
     ``expected``: what answers the public tests' ``self.expect``; by default the reference solution
-    (the student bundle, which has none, passes its recording)."""
+    (the student bundle, which has none, passes its recording).
+    ``sessions``: for benchmarks only, which time the same grading with the student's code run in
+    this process (benchmarks/in_process.py) to measure what the workers cost. Nothing else may set
+    it: without workers, the student's code runs with every right of the grader."""
     started = time.monotonic()
     config = assignment.config
     submission = locate(submission_dir, config.submission_files)
@@ -84,10 +88,11 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     answers = submitted_answers(submission.folder, config)
     spec = replace(worker_spec(assignment, submission.found), isolation=isolation or detect_isolation())
     submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
-    spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit))
+    spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit,
+                                                        sessions))
     rows: list[dict] = []
     for question in config.questions:
-        with WorkerSession(spec, question.time_limit, question.id) as worker:
+        with sessions(spec, question.time_limit, question.id) as worker:
             rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
                                                    "fixtures": fixtures, "reference": expected,
                                                    "answers": answers})

@@ -10,15 +10,17 @@ An import that raises is not reported: it costs nothing, and each test shows its
 
 from __future__ import annotations
 
-from autograder.sandbox import StudentCodeError, StudentRaised, WorkerSession, WorkerSpec, WorkerTimeout
+from autograder.sandbox import (SessionFactory, StudentCodeError, StudentRaised, WorkerSession, WorkerSpec,
+                                WorkerTimeout)
 
 LABEL = "import check"
 
 
-def broken_imports(spec: WorkerSpec, modules: list[str], seconds: float) -> dict[str, str]:
+def broken_imports(spec: WorkerSpec, modules: list[str], seconds: float,
+                   sessions: SessionFactory = WorkerSession) -> dict[str, str]:
     """``{module: reason}`` for the ``modules`` whose import hangs or ends the worker."""
     broken: dict[str, str] = {}
-    with WorkerSession(spec, seconds, LABEL) as session:
+    with sessions(spec, seconds, LABEL) as session:
         for name in modules:
             try:
                 session.call("probes:import_module", name)

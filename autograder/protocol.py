@@ -196,6 +196,13 @@ class Decoder:
         raise ProtocolError(f"unexpected tag {tag!r}")
 
 
+def round_trip(value: Any) -> Any:
+    """``value`` as the other side of the wire would see it (tuples, floats, fresh arrays)."""
+    encoder = Encoder()
+    document = encoder.encode(value)
+    return Decoder([a.copy() for a in encoder.arrays]).decode(document)
+
+
 # ----------------------------------------------------------------------------------------------
 # framing
 

@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Protocol
 
 from autograder.config import PACKAGE_ROOT, Limits
 from autograder.isolation import Isolation, WorkerUser
@@ -143,6 +143,25 @@ def _force_remove(path: str) -> None:
     shutil.rmtree(path, onerror=retry)
 
 
+def copy_files(files: dict[str, Path], folder: str) -> None:
+    """Copy a worker's files (``files``: name in ``folder`` -> where it comes from) into ``folder``."""
+    for name, source in files.items():
+        target = Path(folder, name)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+
+
+def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool,
+                   seed: int) -> tuple[dict, list]:
+    """The request for one call, as :meth:`autograder.worker.main.Worker.run` reads it, and its arrays."""
+    encoder = Encoder()
+    request = {"target": target, "args": encoder.encode(list(args)), "kwargs": encoder.encode(kwargs),
+               "return_args": return_args, "seed": seed}
+    return request, encoder.arrays
+
+
 class _Process:
     """One running worker: its pipes, scratch folder and captured output."""
 
@@ -157,12 +176,7 @@ class _Process:
             raise
 
     def _start(self, spec: WorkerSpec, deadline: float) -> None:
-        for name, source in spec.files.items():
-            target = Path(self.scratch, name)
-            if source.is_dir():
-                shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy2(source, target)
+        copy_files(spec.files, self.scratch)
         if spec.isolation.user is not None:
             _give_to(spec.isolation.user, self.scratch)
         self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -236,6 +250,22 @@ class _Process:
         _force_remove(self.private)
 
 
+class Session(Protocol):
+    """What tests call the student's code through: a :class:`WorkerSession`, or, in a benchmark
+    only, a stand-in that runs the code in the grader's own process (benchmarks/in_process.py)."""
+
+    def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0,
+             **kwargs: Any) -> CallResult: ...
+
+    def __enter__(self) -> Session: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+# Makes the session of one question (or of the import check) from the spec, the time budget and a label.
+SessionFactory = Callable[[WorkerSpec, float, str], Session]
+
+
 class WorkerSession:
     """Calls into the student's code for one question, within one time budget."""
 
@@ -260,12 +290,10 @@ class WorkerSession:
                 f"earlier (by {self.timed_out_on})")
         started = time.monotonic()
         deadline = started + self.remaining
-        encoder = Encoder()
-        request = {"target": target, "args": encoder.encode(list(args)),
-                   "kwargs": encoder.encode(kwargs), "return_args": return_args, "seed": seed}
+        request, arrays = encode_request(target, args, kwargs, return_args=return_args, seed=seed)
         try:
             process = self._ensure_started(deadline)
-            write_all(process.request_w, pack(request, encoder.arrays))
+            write_all(process.request_w, pack(request, arrays))
             document, arrays = process.reader.read(deadline)
         except ReadTimeout:
             self.timed_out_on = target

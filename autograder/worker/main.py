@@ -121,6 +121,11 @@ class Worker:
         self.scratch = scratch
 
     def handle(self, document: dict, arrays: list[np.ndarray]) -> bytes:
+        reply = self.run(document, arrays)
+        return self._encode_reply(reply) if reply["ok"] else pack(reply, [])
+
+    def run(self, document: dict, arrays: list[np.ndarray]) -> dict[str, Any]:
+        """The reply to one request, before encoding: ``ok`` with the raw values, or the error."""
         built: dict[str, Any] = {}
 
         def make_fixture(name: str, args: list, kwargs: dict, ident: str | None) -> Any:
@@ -148,17 +153,17 @@ class Worker:
             else:
                 value = self.student.attr(target)(*args, **kwargs)
         except _ReportedError as exc:
-            return pack({"ok": False, "error": exc.payload}, [])
+            return {"ok": False, "error": exc.payload}
         except BaseException as exc:  # the student may raise anything, SystemExit included
-            return pack({"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}, [])
+            return {"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}
         try:  # a student's code may have tampered with a fixture it was given
             reports = {k: v.report() for k, v in built.items() if hasattr(v, "report")}
         except BaseException as exc:
-            return pack({"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}, [])
+            return {"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}
         reply: dict[str, Any] = {"ok": True, "value": value, "fixtures": reports}
         if document.get("return_args"):
             reply["args_after"] = args
-        return self._encode_reply(reply)
+        return reply
 
     def _probe(self, target: str) -> Any:
         """``fixtures:name`` (the assignment's public fixtures) or ``probes:name`` (generic probes)."""
