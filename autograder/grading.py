@@ -2,8 +2,9 @@
 
 First one worker imports every submitted module (the import check of :mod:`autograder.preflight`);
 then for each question of the config, a fresh worker (with that question's time budget) runs the
-student's code; the tests in this process compare its raw outputs with the reference. The assembled
-results always list every declared question with its full points, whatever happened.
+student's code; the tests in this process compare its raw outputs with the reference. Every worker
+is forked by one fork server per grading (:mod:`autograder.forkserver`). The assembled results
+always list every declared question with its full points, whatever happened.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import re
 import time
 import traceback
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
 from autograder.config import Assignment, AssignmentConfig, ConfigError
 from autograder.expected import LiveReference, ReferenceCalls
+from autograder.forkserver import ForkServer
 from autograder.isolation import Isolation, detect_isolation
 from autograder.preflight import broken_imports
 from autograder.reference import load_reference
@@ -70,7 +73,7 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
 def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,
           reference: SimpleNamespace | None = None, isolation: Isolation | None = None,
           expected: ReferenceCalls | None = None,
-          sessions: SessionFactory = WorkerSession) -> GradescopeResults:
+          sessions: SessionFactory | None = None) -> GradescopeResults:
     """``isolation``: how workers run; by default every protection this machine allows.
     ``expected``: what answers the public tests' ``self.expect``; by default the reference solution
     (the student bundle, which has none, passes its recording).
@@ -88,14 +91,17 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     answers = submitted_answers(submission.folder, config)
     spec = replace(worker_spec(assignment, submission.found), isolation=isolation or detect_isolation())
     submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
-    spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit,
-                                                        sessions))
     rows: list[dict] = []
-    for question in config.questions:
-        with sessions(spec, question.time_limit, question.id) as worker:
-            rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
-                                                   "fixtures": fixtures, "reference": expected,
-                                                   "answers": answers})
+    # One fork server for the import check and every question; it starts with the first worker.
+    with ForkServer(spec.isolation.python, spec.fixtures_module) as forkserver:
+        sessions = sessions or partial(WorkerSession, forkserver=forkserver)
+        spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit,
+                                                            sessions))
+        for question in config.questions:
+            with sessions(spec, question.time_limit, question.id) as worker:
+                rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
+                                                       "fixtures": fixtures, "reference": expected,
+                                                       "answers": answers})
     output = "\n".join(note for note in (submission.note, answers.note) if note)
     return assemble(config, rows, output=output, seconds=time.monotonic() - started,
                     include_hidden=include_hidden)

@@ -5,9 +5,10 @@ enforces the question's time budget across all of them (start-up and imports inc
 that crashes is restarted for the next call; one that runs out of time is killed and the question's
 remaining calls fail at once, so grading always ends within the sum of the questions' limits.
 
-A worker is two processes: a trusted supervisor (:mod:`autograder.worker.supervisor`) and its child,
-which confines itself as :class:`autograder.isolation.Isolation` says and then runs the student's
-code. Stopping a worker kills every process below the supervisor, wherever the student's code put it.
+A worker is two processes: a trusted supervisor (:mod:`autograder.worker.supervisor`), forked by the
+grading's fork server (:mod:`autograder.forkserver`), and its child, which confines itself as
+:class:`autograder.isolation.Isolation` says and then runs the student's code. Stopping a worker kills
+every process below the supervisor, wherever the student's code put it.
 """
 
 from __future__ import annotations
@@ -16,22 +17,20 @@ import os
 import shutil
 import signal
 import stat
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from autograder.config import PACKAGE_ROOT, Limits
+from autograder.config import Limits
+from autograder.forkserver import ForkServer
 from autograder.isolation import Isolation, WorkerUser
 from autograder.protocol import (Decoder, Encoder, FrameReader, MessageTooLarge, PeerClosed,
                                  ProtocolError, ReadTimeout, pack, write_all)
 from autograder.worker import supervisor
-from autograder.worker.processes import kill_descendants
 
 _ENCODED_KEYS = ("value", "fixtures", "args_after")
-_KILL_ROUNDS = 10
 
 
 # ----------------------------------------------------------------------------------------------
@@ -120,17 +119,6 @@ def _give_to(user: WorkerUser, folder: str) -> None:
             os.chown(name, user.uid, user.gid, follow_symlinks=False)
 
 
-def _worker_env(scratch: str) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "TMPDIR": scratch,
-           "LANG": "C.UTF-8",
-           "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg",
-           "PYTHONUNBUFFERED": "1", "TQDM_DISABLE": "1"}
-    # One BLAS thread: the grader is sized for one core, and results must not depend on threading.
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[name] = "1"
-    return env
-
-
 def _force_remove(path: str) -> None:
     def retry(func, target, _exc):
         try:
@@ -165,10 +153,12 @@ def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool,
 class _Process:
     """One running worker: its pipes, scratch folder and captured output."""
 
-    def __init__(self, spec: WorkerSpec, deadline: float) -> None:
+    def __init__(self, spec: WorkerSpec, deadline: float, forkserver: ForkServer) -> None:
+        self.forkserver = forkserver
         self.scratch = tempfile.mkdtemp(prefix="ag-worker-")
         self.private = tempfile.mkdtemp(prefix="ag-grader-")
         self.request_w = self.reply_r = self.output_fd = -1
+        self.pid: int | None = None  # the supervisor's
         try:
             self._start(spec, deadline)
         except BaseException:
@@ -182,15 +172,10 @@ class _Process:
         self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
-        config = {"mode": "worker", "trusted_paths": [str(PACKAGE_ROOT.parent)],
-                  "plan": _plan(spec, deadline - time.monotonic()), "request_fd": request_r,
-                  "reply_fd": reply_w, "fixtures_module": spec.fixtures_module,
-                  "blocked": spec.blocked_modules}
+        config = {"plan": _plan(spec, deadline - time.monotonic()), "blocked": spec.blocked_modules}
         try:
-            self.popen = subprocess.Popen(
-                supervisor.command(spec.isolation.python, config), cwd=self.scratch,
-                env=_worker_env(self.scratch), stdin=subprocess.DEVNULL, stdout=self.output_fd,
-                stderr=self.output_fd, pass_fds=(request_r, reply_w), start_new_session=True)
+            self.pid = self.forkserver.start(config, self.scratch, (request_r, reply_w, self.output_fd),
+                                             deadline)
         finally:
             os.close(request_r)
             os.close(reply_w)
@@ -209,9 +194,8 @@ class _Process:
         return text
 
     def describe_exit(self) -> str:
-        try:
-            code = self.popen.wait(timeout=2)
-        except subprocess.TimeoutExpired:
+        code = self.forkserver.exit_code(self.pid, timeout=2) if self.pid is not None else None
+        if code is None:
             return "stopped answering"
         if code == supervisor.UNCONFINED_EXIT:
             return ("could not be isolated, so your code was not run (a problem of the autograder; "
@@ -232,22 +216,14 @@ class _Process:
                     os.close(fd)
                 except OSError:
                     pass
-        popen = getattr(self, "popen", None)
-        if popen is not None:
-            # Everything below the supervisor, then the supervisor exits by itself; killing it
-            # first would hand what is left below it to init, out of our reach.
-            for _ in range(_KILL_ROUNDS):
-                kill_descendants(popen.pid)
-                try:
-                    popen.wait(timeout=1)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
-            else:
-                popen.kill()
-                popen.wait()
-        _force_remove(self.scratch)
-        _force_remove(self.private)
+        try:
+            if self.pid is not None:
+                # Everything below the supervisor too, wherever the student's code put it.
+                self.forkserver.stop(self.pid)
+                self.pid = None
+        finally:
+            _force_remove(self.scratch)
+            _force_remove(self.private)
 
 
 class Session(Protocol):
@@ -267,15 +243,25 @@ SessionFactory = Callable[[WorkerSpec, float, str], Session]
 
 
 class WorkerSession:
-    """Calls into the student's code for one question, within one time budget."""
+    """Calls into the student's code for one question, within one time budget.
 
-    def __init__(self, spec: WorkerSpec, budget_seconds: float, label: str) -> None:
+    Its workers are forked by ``forkserver``, which a grading shares between its sessions; without
+    one, the session starts a fork server of its own and stops it when it closes."""
+
+    def __init__(self, spec: WorkerSpec, budget_seconds: float, label: str,
+                 forkserver: ForkServer | None = None) -> None:
         self.spec = spec
         self.label = label
         self.budget = budget_seconds
         self.used = 0.0
         self.timed_out_on: str | None = None
         self._process: _Process | None = None
+        self._own_forkserver = forkserver is None
+        self.forkserver = forkserver or ForkServer(spec.isolation.python, spec.fixtures_module)
+        if (self.forkserver.python, self.forkserver.fixtures_module) != (spec.isolation.python,
+                                                                         spec.fixtures_module):
+            raise ValueError("the fork server runs another Python or imports other fixtures than the "
+                             "worker needs; give the session a fork server made for its spec")
 
     @property
     def remaining(self) -> float:
@@ -337,7 +323,7 @@ class WorkerSession:
     def _ensure_started(self, deadline: float) -> _Process:
         if self._process is None:
             try:
-                self._process = _Process(self.spec, deadline)
+                self._process = _Process(self.spec, deadline, self.forkserver)
             except OSError as exc:
                 raise WorkerCrashed(f"the process for your code could not be started ({exc})") from None
             hello, _ = self._process.reader.read(deadline)
@@ -351,7 +337,11 @@ class WorkerSession:
             self._process = None
 
     def close(self) -> None:
-        self._stop()
+        try:
+            self._stop()
+        finally:
+            if self._own_forkserver:
+                self.forkserver.close()
 
     def __enter__(self) -> "WorkerSession":
         return self

@@ -308,7 +308,8 @@ def test_workers_clean_up_their_scratch_folders(spec):
     worker.call("mod.value", 1)
     process = worker._process
     scratch, private = Path(process.scratch), Path(process.private)
-    assert (scratch / "mod.py").is_file()
+    supervisor = Path(f"/proc/{process.pid}")
+    assert (scratch / "mod.py").is_file() and supervisor.exists()
     worker.close()
     assert not scratch.exists() and not private.exists()
-    assert process.popen.poll() is not None
+    assert not supervisor.exists()  # ended and reaped

@@ -1,30 +1,32 @@
 """The first process of every worker. It never runs student code; its child does.
 
-The grader starts it with :data:`BOOT`; it stays trusted (and root, when the grader is root) while
-its child confines itself (:mod:`autograder.worker.confine`) and serves the grader's calls. It:
+Each supervisor is forked by the fork server (:mod:`autograder.worker.forkserver`), which has already
+imported everything the worker needs (numpy, the protocol, the assignment's public fixtures) while the
+framework could still be read, so the child, once it has switched to the unprivileged user, needs no
+access to the framework, the reference or the hidden tests. The supervisor stays trusted (and root,
+when the grader is root) while its child confines itself (:mod:`autograder.worker.confine`) and
+serves the grader's calls. It:
 
-- imports everything the worker needs (numpy, the protocol, the assignment's public fixtures) while
-  the framework can still be read, so the child, once it has switched to the unprivileged user, needs
-  no access to the framework, the reference or the hidden tests;
 - is a child subreaper, so every process the student's code starts stays below it, whatever that code
   does (``setsid``, double fork), where :func:`processes.kill_descendants` finds it;
 - when the child ends, kills whatever the child left running and exits the way the child did, so the
   grader can tell the student why their code stopped.
 
-Started with ``mode: probe`` instead, it tries the confinement steps in itself and prints which ones
-failed, as JSON: that is how the grader learns what this machine allows before grading.
+This module is also how the grader starts a trusted process (:data:`BOOT`): the fork server
+(``mode: forkserver``), or a probe (``mode: probe``) that tries the confinement steps in itself and
+prints which ones failed, as JSON: that is how the grader learns what this machine allows.
 """
 
 from __future__ import annotations
 
 import ctypes
-import importlib
 import json
 import os
 import resource
 import signal
 import sys
 import traceback
+from typing import Callable, NoReturn
 
 from autograder.worker import confine
 from autograder.worker.processes import kill_descendants
@@ -48,11 +50,12 @@ def command(python: str, config: dict) -> list[str]:
 
 def main(config: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # mirroring a crash must not dump our memory
-    plan = confine.Plan.from_json(config["plan"])
     if config["mode"] == "probe":
-        _probe(plan, config["trusted_paths"])
+        _probe(confine.Plan.from_json(config["plan"]), config["trusted_paths"])
     else:
-        _supervise(config, plan)
+        from autograder.worker import forkserver  # which forks supervisors: it imports this module
+
+        forkserver.serve(config)
 
 
 def _probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
@@ -67,15 +70,12 @@ def _probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
     print(json.dumps(failed))
 
 
-def _supervise(config: dict, plan: confine.Plan) -> None:
+def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[], None]) -> NoReturn:
+    """Fork the child that confines itself as ``plan`` says and then runs ``run_worker`` (which talks
+    to the grader over ``pipes``, the request and reply pipes); exit the way it does."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
-    from autograder.worker.main import serve
-
-    name = config.get("fixtures_module")
-    fixtures = importlib.import_module(name) if name else None
-    request_fd, reply_fd = config["request_fd"], config["reply_fd"]
     child = os.fork()
     if child == 0:
         try:
@@ -84,15 +84,15 @@ def _supervise(config: dict, plan: confine.Plan) -> None:
                 print("autograder: the process for your code could not be confined, so your code was "
                       "not run: " + "; ".join(f"{k}: {v}" for k, v in failed.items()), file=sys.stderr)
                 os._exit(UNCONFINED_EXIT)
-            serve(request_fd, reply_fd, fixtures, config["trusted_paths"], config.get("blocked") or {})
+            run_worker()
         except BaseException:
             traceback.print_exc()
             os._exit(1)
         os._exit(0)
     # Only the child talks to the grader: without our copies, the grader sees the pipes close
     # when the child's side is gone.
-    os.close(request_fd)
-    os.close(reply_fd)
+    for fd in pipes:
+        os.close(fd)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
