@@ -1,8 +1,9 @@
 """The grader's handle on the fork server, the trusted process every worker's supervisor is forked from.
 
 One :class:`ForkServer` serves one grading: the import check and every question. Its process
-(:mod:`autograder.worker.forkserver`) starts with the first worker, imports numpy, the protocol and
-the assignment's fixtures once, and from then on each worker costs a fork instead of a new Python.
+(:mod:`autograder.worker.forkserver`) starts with the first worker, imports numpy, the protocol, the
+assignment's fixtures and the libraries the reference uses once, and from then on each worker costs
+a fork instead of a new Python and those imports.
 The grader hands it each worker's pipes and output file as file descriptors, over a socket only the
 two of them hold.
 """
@@ -45,13 +46,14 @@ def worker_env(home: str) -> dict[str, str]:
 
 
 class ForkServer:
-    """Forks workers' supervisors for one grading; ``python`` runs it, ``fixtures_module`` is imported
-    in it. Its process starts with the first :meth:`start`; :meth:`close` stops it and every
-    supervisor still running."""
+    """Forks workers' supervisors for one grading; ``python`` runs it, ``fixtures_module`` and the
+    libraries in ``preload`` (:mod:`autograder.preload`) are imported in it. Its process starts with
+    the first :meth:`start`; :meth:`close` stops it and every supervisor still running."""
 
-    def __init__(self, python: str, fixtures_module: str | None) -> None:
+    def __init__(self, python: str, fixtures_module: str | None, preload: list[str] | None = None) -> None:
         self.python = python
         self.fixtures_module = fixtures_module
+        self.preload = preload or []
         self._process: subprocess.Popen | None = None
         self._channel: socket.socket | None = None
         self._home = ""
@@ -108,7 +110,8 @@ class ForkServer:
         # Its own home: libraries may keep caches there while they are imported.
         self._home = tempfile.mkdtemp(prefix="ag-forkserver-")
         config = {"mode": "forkserver", "trusted_paths": [str(PACKAGE_ROOT.parent)],
-                  "fixtures_module": self.fixtures_module, "control_fd": theirs.fileno()}
+                  "fixtures_module": self.fixtures_module, "preload": self.preload,
+                  "control_fd": theirs.fileno()}
         try:
             # Its stderr stays the grader's: only trusted code writes there, supervisors send their
             # own output into each worker's output file from the start.

@@ -24,6 +24,7 @@ from autograder.expected import LiveReference, ReferenceCalls
 from autograder.forkserver import ForkServer
 from autograder.isolation import Isolation, detect_isolation
 from autograder.preflight import broken_imports
+from autograder.preload import library_imports
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults, TestResult
 from autograder.runner import collect_tests, run_tests
@@ -93,7 +94,7 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
     rows: list[dict] = []
     # One fork server for the import check and every question; it starts with the first worker.
-    with ForkServer(spec.isolation.python, spec.fixtures_module) as forkserver:
+    with ForkServer(spec.isolation.python, spec.fixtures_module, _preload(assignment)) as forkserver:
         sessions = sessions or partial(WorkerSession, forkserver=forkserver)
         spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit,
                                                             sessions))
@@ -105,6 +106,13 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     output = "\n".join(note for note in (submission.note, answers.note) if note)
     return assemble(config, rows, output=output, seconds=time.monotonic() - started,
                     include_hidden=include_hidden)
+
+
+def _preload(assignment: Assignment) -> list[str]:
+    """The libraries the fork server imports for every worker (see :mod:`autograder.preload`)."""
+    if assignment.in_bundle:  # its starter folder holds the student's own files
+        return []
+    return library_imports([assignment.solution_dir, assignment.starter_dir], module_names(assignment.config))
 
 
 def grade_or_fallback(assignment: Assignment, submission_dir: Path, *, include_hidden: bool = True,

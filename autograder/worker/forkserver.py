@@ -5,6 +5,8 @@ Starting a Python and importing numpy, the protocol and the assignment's fixture
 quarter of a second, more than most questions' own work. So the grader starts this process once per
 grading (:class:`autograder.forkserver.ForkServer`) and every worker's supervisor is a fork of it: still
 a fresh process per worker, and from there on the same steps as ever (:func:`supervisor.supervise`).
+It also imports the libraries the reference imports (:mod:`autograder.preload`), which a worker
+would otherwise import again: matplotlib alone takes most of a second.
 
 It never runs student code and nothing reaches it from there: a supervisor closes the fork server's
 channel before it does anything else, and keeps no file descriptor but the worker's own. It takes
@@ -73,6 +75,11 @@ def serve(config: dict) -> None:
         traceback.print_exc()  # on the grader's stderr, for the staff
         send(channel, {"error": f"{type(exc).__name__}: {exc}"})
         return
+    for library in config.get("preload", []):
+        try:
+            importlib.import_module(library)
+        except Exception:  # then each worker imports it, as it would have anyway, and reports the error
+            pass
 
     def run_worker(request_fd: int, reply_fd: int, blocked: dict[str, str]) -> None:
         serve_worker(request_fd, reply_fd, fixtures, config["trusted_paths"], blocked)

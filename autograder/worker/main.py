@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
 from autograder.worker import probes
 from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, PeerClosed, pack, write_all
