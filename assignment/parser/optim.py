@@ -107,7 +107,7 @@ class Adam:
               does not.
             - eps goes OUTSIDE the square root.
         """
-        ### YOUR CODE HERE (about 15 lines)
+        ### YOUR CODE HERE (about 14 lines)
         raise NotImplementedError("Adam.step is not implemented yet")
         ### END YOUR CODE
 

@@ -120,9 +120,11 @@ class Adam:
             m += (1.0 - self.beta1) * grad
             v *= self.beta2
             v += (1.0 - self.beta2) * np.square(grad)
-            m_hat = m / bias1
-            v_hat = v / bias2
-            param -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+            # lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections
+            # applied to numbers instead of to whole arrays (as torch does):
+            # the same step in fewer passes over the parameters.
+            denominator = np.sqrt(v) / np.sqrt(bias2) + self.eps
+            param -= (self.lr / bias1) * m / denominator
         ### END SOLUTION
 
 

@@ -18,6 +18,7 @@ predicted head is right; it is reported with and without punctuation.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import sys
 import time
 from datetime import datetime
@@ -260,8 +261,26 @@ def format_seconds(seconds: float) -> str:
     return f"{int(minutes)} min {seconds:.0f} s" if minutes else f"{seconds:.1f} s"
 
 
+def keep_freed_memory() -> None:
+    """Ask the C library to keep memory that numpy frees, for the next batch.
+
+    Each training step creates and frees arrays of several megabytes. By
+    default glibc (Linux) hands such memory back to the operating system
+    at once, and the next step pays again for fresh pages: about a tenth
+    of the training time. Elsewhere (macOS, Windows) this does nothing.
+    """
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    mallopt(M_MMAP_THRESHOLD, 32 * 2**20)  # heap, not mmap, up to glibc's largest setting
+    mallopt(M_TRIM_THRESHOLD, 2**30)  # give back only what exceeds 1 GB
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_args(argv)
+    keep_freed_memory()
     began = time.perf_counter()
     out = args.out if args.out is not None else Path("results") / datetime.now().strftime("%Y%m%d_%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
