@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import os
 import select
-import shutil
 import socket
 import subprocess
-import tempfile
 import time
 
 from autograder.config import PACKAGE_ROOT
@@ -56,7 +54,6 @@ class ForkServer:
         self.preload = preload or []
         self._process: subprocess.Popen | None = None
         self._channel: socket.socket | None = None
-        self._home = ""
         self._ready = False
         self._requests = 0
 
@@ -95,9 +92,6 @@ class ForkServer:
                 self._process.kill()
                 self._process.wait()
             self._process = None
-        if self._home:
-            shutil.rmtree(self._home, ignore_errors=True)
-            self._home = ""
 
     def __enter__(self) -> ForkServer:
         return self
@@ -107,8 +101,9 @@ class ForkServer:
 
     def _launch(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # Its own home: libraries may keep caches there while they are imported.
-        self._home = tempfile.mkdtemp(prefix="ag-forkserver-")
+        # The grader's home, where the libraries it imports find the caches they keep (matplotlib's
+        # font list, a quarter of a second to rebuild); each worker gets a home of its own.
+        env = worker_env(os.environ.get("HOME", "/"))
         config = {"mode": "forkserver", "trusted_paths": [str(PACKAGE_ROOT.parent)],
                   "fixtures_module": self.fixtures_module, "preload": self.preload,
                   "control_fd": theirs.fileno()}
@@ -116,7 +111,7 @@ class ForkServer:
             # Its stderr stays the grader's: only trusted code writes there, supervisors send their
             # own output into each worker's output file from the start.
             self._process = subprocess.Popen(
-                supervisor.command(self.python, config), cwd="/", env=worker_env(self._home),
+                supervisor.command(self.python, config), cwd="/", env=env,
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
                 start_new_session=True)
         except BaseException:
