@@ -1,18 +1,19 @@
-"""Times ``grade-batch`` on a synthetic class, with 1 and with 2 jobs, and prints submissions per minute.
+"""Times ``grade-batch`` on synthetic classes: submissions per minute with 1, 2 or more jobs, and how
+that scales with the number of jobs and the size of the class.
 
 The class is written by tests/fixtures/export.py: the reference, the starter, one of each broken or
 hostile submission (syntax error, sys.exit at import, an endless loop in one function, a missing
 file, an empty and a nested folder, a listed folder that is missing), every planted bug of the
 assignment, then mostly references with some bugs again. Each run grades the whole class into a
 fresh output folder through the command line, as a TA would, and checks that the CSV and the plot
-were written.
+were written. Every job count is timed in every run, in turns, so their ratios (the speed-up over
+one job) come from the same conditions; the figures are medians over the runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # for tests.fixtures, which writes the synthetic class
 
 from autograder.config import available_assignments, load_assignment  # noqa: E402
+from benchmarks.summary import Summary, machine  # noqa: E402
 from tests.fixtures.export import class_mix, write_export  # noqa: E402
 
 
@@ -43,30 +45,56 @@ def time_batch(assignment: str, export: Path, out: Path, jobs: int) -> tuple[flo
     return seconds, rows
 
 
+def time_class(assignment: str, size: int, jobs: list[int], runs: int,
+               keep: Path | None) -> dict[int, list[float]]:
+    """Seconds of each ``grade-batch`` run of a synthetic class of ``size``, per job count; ``keep``:
+    where to leave the export and the outputs (else a temporary folder)."""
+    kinds = class_mix(assignment, size)
+    mix = Counter("bug" if k.startswith("bug:") else k for k in kinds)
+    print(f"{size} {assignment} submissions: " + ", ".join(f"{count} {kind}" for kind, count in mix.most_common()))
+    seconds: dict[int, list[float]] = {j: [] for j in jobs}
+    with tempfile.TemporaryDirectory(prefix="batch-regrade-") as temporary:
+        root = keep / f"{assignment}-{size}" if keep else Path(temporary)
+        write_export(root / "export", load_assignment(assignment), kinds)
+        for run in range(runs):
+            for j in (jobs if run % 2 == 0 else jobs[::-1]):  # take turns going first
+                seconds[j].append(time_batch(assignment, root / "export", root / f"out-{run}-jobs{j}", j)[0])
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="example:\n  .venv/bin/python benchmarks/batch_regrade.py "
-                                            "--submissions 50 --jobs 1 2")
-    parser.add_argument("--assignment", default="word2vec", choices=available_assignments())
-    parser.add_argument("--submissions", type=int, default=50, metavar="N", help="class size (default 50)")
+                                     epilog="examples:\n"
+                                            "  .venv/bin/python benchmarks/batch_regrade.py\n"
+                                            "  .venv/bin/python benchmarks/batch_regrade.py --jobs 1 2 3 4 "
+                                            "--submissions 25 50 100\n"
+                                            "  .venv/bin/python benchmarks/batch_regrade.py --assignment parser "
+                                            "--submissions 20\n"
+                                            "  .venv/bin/python benchmarks/batch_regrade.py --quick")
+    parser.add_argument("--assignment", nargs="+", default=["word2vec"], choices=available_assignments(),
+                        help="default: word2vec")
+    parser.add_argument("--submissions", type=int, nargs="+", default=[50], metavar="N",
+                        help="class sizes (default 50)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], metavar="J",
                         help="the --jobs values to time (default: 1 2)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each class and job count (default 3)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="keep the export and the outputs in DIR (a new folder), not in a temporary one")
+                        help="keep the exports and the outputs in DIR (a new folder), not in a temporary one")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: a word2vec class of 10, 1 and 2 jobs, one run")
     args = parser.parse_args()
-
-    kinds = class_mix(args.assignment, args.submissions)
-    mix = Counter("bug" if k.startswith("bug:") else k for k in kinds)
-    print(f"{args.submissions} {args.assignment} submissions: "
-          + ", ".join(f"{count} {kind}" for kind, count in mix.most_common()))
-    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start")
-    with tempfile.TemporaryDirectory(prefix="batch-regrade-") as temporary:
-        root = args.keep or Path(temporary)
-        write_export(root / "export", load_assignment(args.assignment), kinds)
-        for jobs in args.jobs:
-            seconds, rows = time_batch(args.assignment, root / "export", root / f"out-jobs{jobs}", jobs)
-            print(f"  --jobs {jobs}: {seconds:6.1f} s, {60 * args.submissions / seconds:5.1f} submissions "
-                  f"per minute ({rows} rows in scores.csv, scores.png written)")
+    if args.quick:
+        args.assignment, args.submissions, args.jobs, args.runs = ["word2vec"], [10], [1, 2], 1
+    print(machine())
+    for assignment in args.assignment:
+        for size in args.submissions:
+            seconds = time_class(assignment, size, args.jobs, args.runs, args.keep)
+            one = Summary.of(seconds[args.jobs[0]]).median
+            for jobs in args.jobs:
+                taken = Summary.of(seconds[jobs])
+                print(f"  --jobs {jobs}: {taken.show()}, {60 * size / taken.median:5.1f} submissions per minute, "
+                      f"{taken.median / size:.2f} s per submission, {one / taken.median:.2f}x --jobs "
+                      f"{args.jobs[0]}")
 
 
 if __name__ == "__main__":
