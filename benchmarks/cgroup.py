@@ -1,0 +1,71 @@
+"""A memory cgroup (cgroup v1) for one measured command: its peak memory, and a limit like a container's.
+
+The cgroup is made below this process's own memory cgroup, so it counts (and, with a limit, confines)
+the command and every process it starts, as a container's limit does: on Gradescope, the grader and
+all its workers share the machine's 768 MB. Needs root and the v1 memory controller mounted at
+/sys/fs/cgroup/memory.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup/memory")
+
+
+class CgroupUnavailable(Exception):
+    """No memory cgroup can be made here; the message says why and what to do."""
+
+
+def _own_cgroup() -> Path:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return ROOT / path.lstrip("/")
+    raise CgroupUnavailable("this process is in no cgroup v1 memory cgroup (a cgroup v2 machine?); "
+                            "run without the memory measurement (--no-cgroup)")
+
+
+class MemoryCgroup:
+    """A fresh memory cgroup, limited to ``limit_bytes`` if given; :meth:`enter` is meant to run in
+    the measured command's process before it starts (``preexec_fn``)."""
+
+    def __init__(self, name: str, limit_bytes: int | None = None) -> None:
+        if os.geteuid() != 0 or not ROOT.is_dir():
+            raise CgroupUnavailable(f"a memory cgroup needs root and the cgroup v1 memory controller at "
+                                    f"{ROOT}; run as root, or without the memory measurement (--no-cgroup)")
+        self.path = _own_cgroup() / name
+        self.path.mkdir()
+        if limit_bytes is not None:
+            (self.path / "memory.limit_in_bytes").write_text(str(limit_bytes))
+
+    def enter(self) -> None:
+        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def _read(self, name: str) -> str:
+        return (self.path / name).read_text()
+
+    @property
+    def peak_bytes(self) -> int:
+        """The most memory its processes ever used together (resident memory and the page cache
+        charged to them), as the limit counts it."""
+        return int(self._read("memory.max_usage_in_bytes"))
+
+    @property
+    def oom_kills(self) -> int:
+        """Processes the kernel killed for going over the limit."""
+        for line in self._read("memory.oom_control").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def remove(self, timeout: float = 10.0) -> None:
+        """Delete the cgroup once its processes have ended (those of a command killed for memory
+        may take a moment)."""
+        deadline = time.monotonic() + timeout
+        while self._read("cgroup.procs").strip() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.path.rmdir()
