@@ -91,15 +91,3 @@ def is_close(actual: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e
     except AssertionError:
         return False
     return True
-
-
-def centred_differences(losses: np.ndarray, h: float, shape: tuple[int, ...]) -> np.ndarray:
-    """Numerical gradient from losses at ``x + h e_i`` (row 0) and ``x - h e_i`` (row 1)."""
-    losses = np.asarray(losses, dtype=float)
-    with np.errstate(invalid="ignore", over="ignore"):  # an overflowing loss gives NaN here: fine
-        return ((losses[0] - losses[1]) / (2 * h)).reshape(shape)
-
-
-def relative_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``|a - b| / max(1, |a|, |b|)``, the gradient checker's measure."""
-    return np.abs(a - b) / np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))

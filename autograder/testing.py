@@ -16,11 +16,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from autograder import checks
+from autograder import checks, gradients
 from autograder.expected import ReferenceCalls
 from autograder.sandbox import CallResult, StudentCodeError, WorkerSession
-
-GRADIENT_H = 1e-4
 
 
 class GradedTestCase(unittest.TestCase):
@@ -94,23 +92,22 @@ class GradedTestCase(unittest.TestCase):
         except AssertionError as mismatch:
             verdict = str(mismatch)
         loss_right = checks.is_close(loss, expected_loss, rtol=rtol, atol=atol)
-        shape = np.shape(np.asarray(args[wrt]))
         try:
-            losses = self.worker.call("probes:perturbed_losses", target, args, wrt, GRADIENT_H).value
-            numerical = checks.centred_differences(losses, GRADIENT_H, shape)
-            analytic = checks.as_numeric(grad, label).reshape(shape)
+            shape = np.shape(np.asarray(args[wrt]))
+            disagreement = gradients.find_disagreement(
+                lambda directions: self.worker.call("probes:directional_losses", target, args, wrt,
+                                                    directions, gradients.H).value,
+                checks.as_numeric(grad, label).reshape(shape), np.reshape(expected_grad, shape))
         except (StudentCodeError, AssertionError, ValueError, TypeError):
             self.fail(verdict)
-        error = checks.relative_error(numerical, analytic)
-        if error.max() <= 1e-5:
+        if disagreement is None:
             hint = ("It does match centred differences of your own loss"
                     + (", and your loss is right here, so look at how the inputs are used."
                        if loss_right else ", but your loss is wrong: fix the loss first."))
         else:
-            index = np.unravel_index(int(np.argmax(error)), shape)
-            where = tuple(int(i) for i in index)
+            where = disagreement.index
             hint = (f"It does not match centred differences of your own loss either (relative "
-                    f"error {error.max():.3g} at index {where[0] if len(where) == 1 else where}), "
+                    f"error {disagreement.error:.3g} at index {where[0] if len(where) == 1 else where}), "
                     f"so the gradient formula is wrong"
                     + ("; your loss is right." if loss_right else "; your loss is wrong too."))
         self.fail(f"{verdict}\n{hint}")

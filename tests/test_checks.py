@@ -62,13 +62,3 @@ def test_unpack_counts_return_values():
         checks.unpack((1, 2), 3, "f")
     with pytest.raises(AssertionError, match="got an array of shape"):
         checks.unpack(np.zeros(3), 3, "f")
-
-
-def test_centred_differences_and_relative_error():
-    x = np.array([[0.5, -1.0]])
-    h = 1e-4
-    losses = np.array([[np.sum((x + h * e.reshape(x.shape)) ** 2) for e in np.eye(2)],
-                       [np.sum((x - h * e.reshape(x.shape)) ** 2) for e in np.eye(2)]])
-    np.testing.assert_allclose(checks.centred_differences(losses, h, x.shape), 2 * x, atol=1e-8)
-    np.testing.assert_allclose(checks.relative_error(np.array([0.5, 100.0]), np.array([0.0, 101.0])),
-                               [0.5, 1 / 101])

@@ -287,15 +287,15 @@ def test_string_hashing_is_the_same_in_every_worker(spec):
     assert values[0] == values[1]
 
 
-def test_perturbed_losses_probe(session):
+def test_directional_losses_probe(session):
     x = np.array([1.0, -2.0, 0.5])
     h = 1e-3
-    losses = session.call("probes:perturbed_losses", "mod.square_loss", [x], 0, h).value
-    assert isinstance(losses, np.ndarray) and losses.shape == (2, 3)
-    expected = np.array([[np.sum((x + sign * h * np.eye(3)[i]) ** 2) for i in range(3)]
-                         for sign in (1.0, -1.0)])
+    directions = np.array([[1.0, 0.0, 0.0], [0.0, 0.6, 0.8]])
+    losses = session.call("probes:directional_losses", "mod.square_loss", [x], 0, directions, h).value
+    assert isinstance(losses, np.ndarray) and losses.shape == (2, 2)
+    expected = np.array([[np.sum((x + sign * h * d) ** 2) for d in directions] for sign in (1.0, -1.0)])
     np.testing.assert_allclose(losses, expected, rtol=1e-12)
-    np.testing.assert_allclose((losses[0] - losses[1]) / (2 * h), 2 * x, rtol=1e-9)
+    np.testing.assert_allclose((losses[0] - losses[1]) / (2 * h), directions @ (2 * x), rtol=1e-9)
 
 
 def test_unknown_probe_is_refused(session):

@@ -17,9 +17,10 @@ def _first_number(result: Any) -> float:
     return float(value)
 
 
-def perturbed_losses(student, target: str, args: list, wrt: int, h: float = 1e-4,
-                     seed: int = 0) -> np.ndarray:
-    """Losses of ``target`` at ``args[wrt] + h e_i`` (row 0) and ``args[wrt] - h e_i`` (row 1).
+def directional_losses(student, target: str, args: list, wrt: int, directions, h: float = 1e-4,
+                       seed: int = 0) -> np.ndarray:
+    """Losses of ``target`` at ``args[wrt] + h d`` (row 0) and ``args[wrt] - h d`` (row 1), for
+    each direction ``d`` in ``directions`` (an array of shape ``(k, *args[wrt].shape)``).
 
     Before each evaluation the global random state is reseeded and every fixture with a
     ``reset()`` method is reset, so that randomness (negative samples) is the same on both sides
@@ -28,20 +29,18 @@ def perturbed_losses(student, target: str, args: list, wrt: int, h: float = 1e-4
     """
     function = student.attr(target)
     base = np.array(args[wrt], dtype=float)
-    flat = base.ravel()
-    losses = np.empty((2, flat.size))
-    for i in range(flat.size):
+    directions = np.asarray(directions, dtype=float).reshape(-1, *base.shape)
+    losses = np.empty((2, len(directions)))
+    for k, direction in enumerate(directions):
         for row, sign in enumerate((1.0, -1.0)):
-            point = flat.copy()
-            point[i] += sign * h
             call_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-            call_args[wrt] = point.reshape(base.shape)
+            call_args[wrt] = base + sign * h * direction
             for arg in args:
                 if hasattr(arg, "reset") and not isinstance(arg, np.ndarray):
                     arg.reset()
             random.seed(seed)
             np.random.seed(seed)
-            losses[row, i] = _first_number(function(*call_args))
+            losses[row, k] = _first_number(function(*call_args))
     return losses
 
 

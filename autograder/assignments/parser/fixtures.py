@@ -147,23 +147,24 @@ def model_gradients(student, embeddings, params: dict, kwargs: dict, w, dlogits)
     return dict(model.backward(np.array(dlogits, dtype=float)))
 
 
-def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, name: str,
+def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, name: str, directions,
                  h: float = 1e-4) -> np.ndarray:
-    """Centred-difference material: ``sum(dlogits * forward(w))`` at ``params[name] +- h e_i``.
+    """Centred-difference material: ``sum(dlogits * forward(w))`` at ``params[name] + h d`` (row 0)
+    and ``params[name] - h d`` (row 1) for each direction ``d`` in ``directions``.
 
-    The grader turns these into a numerical gradient to tell a wrong backward pass from a wrong
-    forward pass.
+    The grader turns these into directional derivatives to tell a wrong backward pass from a wrong
+    forward pass (:mod:`autograder.gradients`).
     """
     model = _model(student, embeddings, params, kwargs)
     target = model.params[name]
-    flat = target.reshape(-1)
-    losses = np.empty((2, flat.size))
-    for i in range(flat.size):
-        saved = flat[i]
+    saved = target.copy()
+    directions = np.asarray(directions, dtype=float).reshape(-1, *saved.shape)
+    losses = np.empty((2, len(directions)))
+    for k, direction in enumerate(directions):
         for row, sign in enumerate((1.0, -1.0)):
-            flat[i] = saved + sign * h
-            losses[row, i] = float(np.sum(dlogits * model.forward(np.array(w), training=False)))
-        flat[i] = saved
+            target[...] = saved + sign * h * direction
+            losses[row, k] = float(np.sum(dlogits * model.forward(np.array(w), training=False)))
+    target[...] = saved
     return losses
 
 

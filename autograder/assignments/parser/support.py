@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder import checks
+from autograder import checks, gradients
 from autograder.protocol import FixtureRef
 from autograder.testing import GradedTestCase
 
@@ -116,23 +116,27 @@ class ModelMixin(GradedTestCase):
                 self.assert_close(got[name], expected[name], f"gradient of {name!r}", case=case,
                                   rows=name == "embeddings")
             except AssertionError as error:
-                problems.append(str(error) + (self._diagnosis(case_data, name, got[name])
+                problems.append(str(error) + (self._diagnosis(case_data, name, got[name], expected[name])
                                               if diagnose and isinstance(got, dict) and name in got else ""))
         self.gradient_problems = problems
         return 1.0 - len(problems) / len(names)
 
-    def _diagnosis(self, case_data: ModelCase, name: str, grad) -> str:
+    def _diagnosis(self, case_data: ModelCase, name: str, grad, expected) -> str:
+        def losses_along(directions):
+            return self.worker.call("fixtures:model_losses", *case_data.probe_args(), case_data.w,
+                                    case_data.dlogits, name, directions, gradients.H).value
+
         try:
-            losses = self.worker.call("fixtures:model_losses", *case_data.probe_args(), case_data.w,
-                                      case_data.dlogits, name).value
-            numerical = checks.centred_differences(losses, 1e-4, case_data.params[name].shape)
-            consistent = checks.relative_error(numerical, checks.as_numeric(grad, name)).max() <= 1e-5
+            analytic = checks.as_numeric(grad, name).reshape(case_data.params[name].shape)
+            disagreement = gradients.find_disagreement(losses_along, analytic, expected)
         except Exception:
             return ""
-        return ("\n  It matches centred differences of your forward pass, so look at forward."
-                if consistent else
-                "\n  It does not match centred differences of your own forward pass either, so the "
-                "backward pass is wrong for this parameter.")
+        if disagreement is None:
+            return "\n  It matches centred differences of your forward pass, so look at forward."
+        where = disagreement.index
+        return ("\n  It does not match centred differences of your own forward pass either (relative "
+                f"error {disagreement.error:.3g} at index {where[0] if len(where) == 1 else where}), so "
+                "the backward pass is wrong for this parameter.")
 
 
 def rng(seed: int) -> FixtureRef:
