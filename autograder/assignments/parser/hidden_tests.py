@@ -243,7 +243,7 @@ class BackwardHidden(ModelMixin):
         """backward at the real sizes (36 features, embed 50, hidden 200), every parameter"""
         data = ModelCase(42, n_tokens=500, embed_size=50, n_features=36, hidden_size=200, batch=128,
                          repeated=12)
-        set_score(2 * self.check_gradients(data, PARAM_NAMES, diagnose=False))
+        set_score(2 * self.check_gradients(data, PARAM_NAMES))
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))
 

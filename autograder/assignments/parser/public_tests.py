@@ -255,7 +255,7 @@ class BackwardPublic(ModelMixin):
     @visibility("visible")
     def test_gradients(self, set_score=None):
         """backward: the gradient of every parameter (partial credit per parameter)"""
-        fraction = self.check_gradients(ModelCase(32), PARAM_NAMES, diagnose=True)
+        fraction = self.check_gradients(ModelCase(32), PARAM_NAMES)
         set_score(2 * fraction)
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))
@@ -267,6 +267,6 @@ class BackwardPublic(ModelMixin):
     def test_repeated_ids(self):
         """backward: the embedding gradient adds up over repeated ids"""
         data = ModelCase(33, n_tokens=6, repeated=4, batch=10)
-        self.check_gradients(data, ("embeddings",), diagnose=True)
+        self.check_gradients(data, ("embeddings",))
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))

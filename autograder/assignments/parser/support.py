@@ -101,8 +101,9 @@ class MinibatchMixin(GradedTestCase):
 
 
 class ModelMixin(GradedTestCase):
-    def check_gradients(self, case_data: ModelCase, names: tuple, *, diagnose: bool) -> float:
-        """Fraction of ``names`` whose gradient matches the reference; fails with the details."""
+    def check_gradients(self, case_data: ModelCase, names: tuple) -> float:
+        """Fraction of ``names`` whose gradient matches the reference; fails with the details, each
+        wrong gradient compared with centred differences of the student's own forward pass."""
         case = case_data.label
         got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
                         case_data.dlogits, case=case)
@@ -117,7 +118,7 @@ class ModelMixin(GradedTestCase):
                                   rows=name == "embeddings")
             except AssertionError as error:
                 problems.append(str(error) + (self._diagnosis(case_data, name, got[name], expected[name])
-                                              if diagnose and isinstance(got, dict) and name in got else ""))
+                                              if isinstance(got, dict) and name in got else ""))
         self.gradient_problems = problems
         return 1.0 - len(problems) / len(names)
 
