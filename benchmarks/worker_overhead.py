@@ -9,30 +9,27 @@ always runs: the probe of the machine's protections, the import check, a fresh w
 The in-process side (benchmarks/in_process.py) handles the same requests with the worker's own code,
 without processes, pipes or confinement. Every run checks that both sides scored every test alike.
 
-Like a worker, every process here uses one BLAS thread, so the ratio measures the boundary, not
-threading. ``--cpus 0`` pins everything (the workers inherit it) to one core.
+Like a worker, every grading process uses one BLAS thread and the C library's memory settings of
+workers, so the ratio measures the boundary, not threading or memory allocation. ``--cpus 0`` pins
+everything (the workers inherit it) to one core.
 """
 
 from __future__ import annotations
 
+import argparse
+import multiprocessing
 import os
-
-# Before numpy is imported, here and in the processes started below, as in every worker.
-for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import multiprocessing  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from concurrent.futures import ProcessPoolExecutor  # noqa: E402
-from pathlib import Path  # noqa: E402
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from autograder.config import available_assignments, load_assignment  # noqa: E402
+from autograder.forkserver import worker_env  # noqa: E402
 from autograder.grading import grade, module_names  # noqa: E402
 from autograder.isolation import Isolation  # noqa: E402
 from autograder.reference import load_reference  # noqa: E402
@@ -92,6 +89,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.cpus:
         os.sched_setaffinity(0, args.cpus)
+    # The gradings run in processes started below, which read these when they start: one BLAS
+    # thread and the C library's memory settings, as every worker has.
+    os.environ.update({name: value for name, value in worker_env("/").items()
+                       if name.startswith(("MALLOC_", "OMP_", "OPENBLAS_", "MKL_"))})
     names, runs = (["word2vec"], 1) if args.quick else (args.assignment, args.runs)
     print(machine())
     print(f"{runs} gradings of the reference per side, each in a fresh process")
