@@ -3,7 +3,7 @@
 A test asks ``self.expect(target, *args)`` exactly as it asks ``self.call(target, *args)`` of the
 student's code: ``"module.function"`` or a probe ``"fixtures:name"``, with arguments that may hold
 :class:`~autograder.protocol.FixtureRef` objects. Both sides therefore see the same inputs, and the
-answer comes back in the same form (through the same JSON + ``.npy`` encoding), so the messages a
+answer comes back in the same form (through the same JSON + raw arrays encoding), so the messages a
 student reads do not depend on where the expected value came from. Three sources answer:
 
 - :class:`LiveReference` runs the reference solution in this process (the repository, Gradescope);
@@ -110,7 +110,7 @@ class RecordedCall(BaseModel):
 
 
 class Recording(BaseModel):
-    """The JSON part of the recording file; arrays travel beside it as ``.npy``."""
+    """The JSON part of the recording file; arrays travel beside it (:mod:`autograder.protocol`)."""
 
     model_config = ConfigDict(extra="forbid")
 
