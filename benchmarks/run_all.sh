@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every benchmark of benchmarks/README.md in turn, with the options the README reports, and keeps
+# each one's output in benchmarks/results/NAME.txt. Nothing else should run meanwhile: about 70 minutes
+# on 2 cores. Needs ./setup.sh --with-torch, UD English-EWT (../shared/data/ud-english-ewt or
+# $UD_EWT_DIR) and, for the memory cgroup of grading_latency.py, root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=.venv/bin/python
+out=benchmarks/results
+mkdir -p "$out"
+
+run() {
+    local name=$1
+    shift
+    echo "== $name"
+    { echo "\$ $python $*"; date -u '+%Y-%m-%d %H:%M UTC'; "$python" "$@"; } 2>&1 | tee "$out/$name.txt"
+}
+
+run grading_latency benchmarks/grading_latency.py
+run worker_overhead benchmarks/worker_overhead.py
+run gradient_check benchmarks/gradient_check.py --details
+run word2vec_training benchmarks/word2vec_training.py --full-run
+run parser_training benchmarks/parser_training.py --float32 --epochs 12
+run batch_regrade benchmarks/batch_regrade.py --submissions 50 --jobs 1 2 3 --runs 3
+run batch_scaling benchmarks/batch_regrade.py --submissions 25 100 --jobs 1 2 --runs 1

@@ -1,0 +1,88 @@
+"""The benchmark scripts keep working: each runs in its smoke mode and its own consistency checks hold.
+
+Speeds are never asserted here (they belong in benchmarks/README.md); what is asserted is what each
+script checks about the things it compares: the same scores, the same verdicts, the same results.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.cgroup import ROOT as CGROUP_ROOT
+from benchmarks.cgroup import MemoryCgroup
+from tests.test_word2vec_run import EWT
+
+PYTHON = sys.executable
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+CGROUP = os.geteuid() == 0 and CGROUP_ROOT.is_dir()
+
+
+def run(script: str, *arguments: str, timeout: float = 600) -> str:
+    result = subprocess.run([PYTHON, str(BENCHMARKS / script), *arguments], capture_output=True, text=True,
+                            timeout=timeout, cwd=BENCHMARKS.parent)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def test_grading_latency_grades_the_references_with_full_marks():
+    output = run("grading_latency.py", "--quick", *([] if CGROUP else ["--no-cgroup"]))
+    assert "word2vec, all cores:" in output and "word2vec, one core, 768 MB:" in output
+    assert "wall time" in output and "largest worker RSS" in output
+
+
+def test_worker_overhead_scores_both_sides_alike():
+    output = run("worker_overhead.py", "--quick")  # exits with an error if the sides score differently
+    assert "with workers" in output and "in process" in output and "the workers add" in output
+
+
+def test_gradient_check_sides_flag_the_same_submissions():
+    output = run("gradient_check.py", "--quick")
+    assert output.count("both sides flag exactly the buggy submissions and pass the reference") == 2
+
+
+def test_batch_regrade_writes_the_gradebook():
+    output = run("batch_regrade.py", "--submissions", "4", "--jobs", "1", "2", "--runs", "1")
+    assert "4 word2vec submissions" in output
+    assert "--jobs 1:" in output and "--jobs 2:" in output
+
+
+@pytest.mark.skipif(not CGROUP, reason="a memory cgroup needs root and cgroup v1")
+def test_memory_cgroup_measures_and_confines_a_process_and_its_children():
+    hog = "import numpy; a = numpy.ones(200 * 2**20 // 8); print(a.sum())"
+    measured = MemoryCgroup(f"test-measure-{os.getpid()}")
+    try:
+        subprocess.run([PYTHON, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {hog!r}])"],
+                       preexec_fn=measured.enter, check=True, capture_output=True)
+        assert measured.peak_bytes > 200 * 2**20 and measured.oom_kills == 0  # the grandchild counts
+    finally:
+        measured.remove()
+    limited = MemoryCgroup(f"test-limit-{os.getpid()}", limit_bytes=100 * 2**20)
+    try:
+        result = subprocess.run([PYTHON, "-c", hog], preexec_fn=limited.enter, capture_output=True)
+        assert result.returncode == -9 and limited.oom_kills >= 1
+    finally:
+        limited.remove()
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not available")
+def test_word2vec_training_compares_one_algorithm():
+    output = run("word2vec_training.py", "--quick")
+    assert "both sides give the same loss and gradient on the same batches" in output
+    assert "reference / loop:" in output
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not available")
+@pytest.mark.skipif(not HAS_TORCH, reason="needs PyTorch: ./setup.sh --with-torch")
+def test_parser_training_trains_both_sides():
+    output = run("parser_training.py", "--quick")
+    assert "numpy / torch float64 =" in output
+    assert "dev UAS after each epoch, numpy float64:" in output and "dev UAS after each epoch, torch float64:" in output
