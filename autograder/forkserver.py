@@ -51,7 +51,8 @@ def worker_env(home: str) -> dict[str, str]:
 
 class ForkServer:
     """Forks workers' supervisors for one grading; ``python`` runs it, ``fixtures_module`` and the
-    libraries in ``preload`` (:mod:`autograder.preload`) are imported in it. Its process starts with
+    libraries in ``preload`` (:mod:`autograder.preload`) are imported in it. Its process starts when
+    the ``with`` block is entered (so that its imports run while the grader gets ready), or else with
     the first :meth:`start`; :meth:`close` stops it and every supervisor still running."""
 
     def __init__(self, python: str, fixtures_module: str | None, preload: list[str] | None = None) -> None:
@@ -100,6 +101,8 @@ class ForkServer:
             self._process = None
 
     def __enter__(self) -> ForkServer:
+        if self._process is None:
+            self._launch()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,6 +14,7 @@ import math
 import re
 import time
 import traceback
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -84,20 +85,25 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     started = time.monotonic()
     config = assignment.config
     submission = locate(submission_dir, config.submission_files)
-    tests = collect_tests(assignment, include_hidden=include_hidden)
-    if reference is None and (include_hidden or expected is None):
-        reference = load_reference(assignment.solution_dir, module_names(config))
-    fixtures = importlib.import_module(assignment.fixtures_module)
-    expected = expected or LiveReference(reference, fixtures)
-    answers = submitted_answers(submission.folder, config)
-    spec = replace(worker_spec(assignment, submission.found), isolation=isolation or detect_isolation())
-    submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
-    rows: list[dict] = []
-    # One fork server for the import check and every question; it starts with the first worker.
-    with ForkServer(spec.isolation.python, spec.fixtures_module, _preload(assignment)) as forkserver:
-        sessions = sessions or partial(WorkerSession, forkserver=forkserver)
+    isolation = isolation or detect_isolation()
+    with ExitStack() as stack:
+        if sessions is None:
+            # Entered first: the fork server's imports then run while this process loads the tests,
+            # the reference and the answers below. One for the import check and every question.
+            forkserver = stack.enter_context(ForkServer(isolation.python, assignment.fixtures_module,
+                                                        _preload(assignment)))
+            sessions = partial(WorkerSession, forkserver=forkserver)
+        tests = collect_tests(assignment, include_hidden=include_hidden)
+        if reference is None and (include_hidden or expected is None):
+            reference = load_reference(assignment.solution_dir, module_names(config))
+        fixtures = importlib.import_module(assignment.fixtures_module)
+        expected = expected or LiveReference(reference, fixtures)
+        answers = submitted_answers(submission.folder, config)
+        spec = replace(worker_spec(assignment, submission.found), isolation=isolation)
+        submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
         spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit,
                                                             sessions))
+        rows: list[dict] = []
         for question in config.questions:
             with sessions(spec, question.time_limit, question.id) as worker:
                 rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
