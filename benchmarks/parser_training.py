@@ -28,7 +28,6 @@ import copy
 import importlib
 import io
 import json
-import os
 import subprocess
 import sys
 import time
@@ -41,9 +40,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.ewt import add_data_argument  # noqa: E402
 from benchmarks.summary import Summary, machine  # noqa: E402
 
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "ud-english-ewt"
 SIDES = ("numpy float64", "torch float64", "torch float32")
 CHUNK = 20  # batches a side trains before the next side takes its turn
 
@@ -234,8 +233,7 @@ def parse_args() -> tuple[argparse.Namespace, list[str]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="example:\n  .venv/bin/python benchmarks/parser_training.py "
                                             "--batches 200 --epochs 2 --float32")
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("UD_EWT_DIR", DEFAULT_DATA)),
-                        help="the UD English-EWT folder (default: $UD_EWT_DIR or ../shared/data/ud-english-ewt)")
+    add_data_argument(parser)
     parser.add_argument("--batches", type=int, default=200, help="batches timed per side (default 200)")
     parser.add_argument("--epochs", type=int, default=2, help="full epochs timed per side (default 2; 0: none)")
     parser.add_argument("--batch-size", type=int, default=1024, help="(default 1024, as run.py)")

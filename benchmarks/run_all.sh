@@ -3,15 +3,19 @@
 # each one's output in benchmarks/results/NAME.txt. Nothing else should run meanwhile: about 70 minutes
 # on 2 cores. Needs ./setup.sh --with-torch, UD English-EWT (../shared/data/ud-english-ewt or
 # $UD_EWT_DIR) and, for the memory cgroup of grading_latency.py, root.
+#   benchmarks/run_all.sh                                  all of them
+#   benchmarks/run_all.sh grading_latency worker_overhead  only these (the NAMEs below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=.venv/bin/python
 out=benchmarks/results
 mkdir -p "$out"
 
+chosen=" $* "
 run() {
     local name=$1
     shift
+    if [ "$chosen" != "  " ] && [[ "$chosen" != *" $name "* ]]; then return; fi
     echo "== $name"
     { echo "\$ $python $*"; date -u '+%Y-%m-%d %H:%M UTC'; "$python" "$@"; } 2>&1 | tee "$out/$name.txt"
 }

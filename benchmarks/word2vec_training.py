@@ -43,10 +43,10 @@ import numpy as np  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.ewt import add_data_argument  # noqa: E402
 from benchmarks.summary import Summary, machine  # noqa: E402
 
 REFERENCE = REPO / "solutions" / "word2vec"
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "ud-english-ewt"
 WINDOW, STEP, K = 5, 0.3, 10
 
 
@@ -145,8 +145,7 @@ def main() -> None:
                                             "  .venv/bin/python benchmarks/word2vec_training.py\n"
                                             "  .venv/bin/python benchmarks/word2vec_training.py --full-run\n"
                                             "  .venv/bin/python benchmarks/word2vec_training.py --quick")
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("UD_EWT_DIR", DEFAULT_DATA)),
-                        help="the UD English-EWT folder (default: $UD_EWT_DIR or ../shared/data/ud-english-ewt)")
+    add_data_argument(parser)
     parser.add_argument("--chunk", type=int, default=200, help="SGD iterations per timed chunk (default 200)")
     parser.add_argument("--rounds", type=int, default=5, help="chunks per side (default 5)")
     parser.add_argument("--seed", type=int, default=314, help="seed of the initial vectors (run.py's default)")
