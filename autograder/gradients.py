@@ -11,9 +11,10 @@ The coordinates are split into at most :data:`BLOCKS` contiguous blocks, each pr
 random unit direction that lives on that block alone. If every block agrees, the gradient matches
 its loss; otherwise the search goes on inside the block that disagrees most, and so on inside its
 blocks, until one coordinate is left, whose relative error (the gradient checker's
-``|a - b| / max(1, |a|, |b|)``) is reported. That is about ``2 * BLOCKS * log_BLOCKS(n)`` evaluations instead of ``2 n``, in a few round trips to
-the worker. Where the right gradient is known, its largest difference from the student's is looked
-at first: when the loss is right and the formula is not, that is where the two disagree.
+``|a - b| / max(1, |a|, |b|)``) is reported. That is about ``2 * BLOCKS * log_BLOCKS(n)`` evaluations
+instead of ``2 n``, in a few round trips to the worker. Where the right gradient is known, its largest
+difference from the student's is looked at first: when the loss is right and the formula is not, that
+is where the two disagree.
 
 Random directions are Gaussian, so that errors inside a block cannot cancel (as they can with signs
 of +-1), and drawn from a fixed seed, so that the same submission always gets the same feedback.
@@ -78,6 +79,8 @@ def find_disagreement(losses_along: LossesAlong, grad: np.ndarray, expected: np.
     it is checked first, with two evaluations, and reported if it disagrees.
     """
     grad = np.asarray(grad, dtype=float)
+    if grad.size == 0:
+        return None
     rng = np.random.default_rng(seed)
     if expected is not None:
         suspect = int(np.argmax(relative_error(grad.ravel(), np.asarray(expected, dtype=float).ravel())))

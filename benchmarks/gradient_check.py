@@ -227,7 +227,8 @@ def parser_checks() -> list[GradientCheck]:
         lambda s, r: naive_check(s, r, "layers.softmax_cross_entropy", [logits, labels], {0: 1}))]
     # 3c.1 and 3c.2; the hidden 3c.3 (embed 50, hidden 200) would take the naive check about 770,000
     # forward passes
-    for data, names in ((ModelCase(32), PARAM_NAMES), (ModelCase(33, n_tokens=6, repeated=4, batch=10), ("embeddings",))):
+    cases = ((ModelCase(32), PARAM_NAMES), (ModelCase(33, n_tokens=6, repeated=4, batch=10), ("embeddings",)))
+    for data, names in cases:
         def ours(test, data=data, names=names) -> None:
             test.check_gradients(data, names)
             if test.gradient_problems:

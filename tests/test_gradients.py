@@ -64,6 +64,10 @@ def test_a_wrong_gradient_everywhere_reports_a_coordinate_and_its_own_error():
     assert found.error == pytest.approx(float(truth[found.index]), rel=1e-4) and found.error > 1e-3
 
 
+def test_an_empty_gradient_agrees():
+    assert gradients.find_disagreement(Probe(np.zeros((0, 3))), np.zeros((0, 3))) is None
+
+
 def test_a_loss_that_is_not_finite_disagrees():
     x = np.ones(5)
     found = gradients.find_disagreement(Probe(x, lambda v: float("nan")), true_gradient(x))
