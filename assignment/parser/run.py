@@ -52,7 +52,7 @@ SYNTHETIC_SIZES = (1000, 200, 200)
 # pretrained word vectors and five times more training sentences. On EWT,
 # from random vectors, that setting stops near 82. Measured on EWT dev
 # (seed 0, lr 1e-3): 200 hidden units reach 86.6 after 15 epochs, 300 reach
-# 87.0 after 12 (about 40 s an epoch on two cores), 400 reach 87.4 after
+# 87.0 after 12 (about 25 s an epoch on two cores), 400 reach 87.4 after
 # 15 but take half as long again per epoch.
 DEFAULT_EPOCHS = 12
 DEFAULT_LR = 1e-3
