@@ -12,7 +12,6 @@ one job) come from the same conditions; the figures are medians over the runs.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import subprocess
 import sys
@@ -25,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # for tests.fixtures, which writes the synthetic class
 
 from autograder.config import available_assignments, load_assignment  # noqa: E402
-from benchmarks.summary import Summary, machine  # noqa: E402
+from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 from tests.fixtures.export import class_mix, write_export  # noqa: E402
 
 
@@ -63,14 +62,7 @@ def time_class(assignment: str, size: int, jobs: list[int], runs: int,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="examples:\n"
-                                            "  .venv/bin/python benchmarks/batch_regrade.py\n"
-                                            "  .venv/bin/python benchmarks/batch_regrade.py --jobs 1 2 3 4 "
-                                            "--submissions 25 50 100\n"
-                                            "  .venv/bin/python benchmarks/batch_regrade.py --assignment parser "
-                                            "--submissions 20\n"
-                                            "  .venv/bin/python benchmarks/batch_regrade.py --quick")
+    parser = argument_parser(__doc__, __file__, "", "--jobs 1 2 3 4 --submissions 25 50 100", "--assignment parser --submissions 20", "--quick")
     parser.add_argument("--assignment", nargs="+", default=["word2vec"], choices=available_assignments(),
                         help="default: word2vec")
     parser.add_argument("--submissions", type=int, nargs="+", default=[50], metavar="N",

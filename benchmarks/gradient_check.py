@@ -28,7 +28,6 @@ import os
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
-import argparse  # noqa: E402
 import importlib  # noqa: E402
 import importlib.util  # noqa: E402
 import sys  # noqa: E402
@@ -60,7 +59,7 @@ from autograder.sandbox import WorkerSession, WorkerSpec  # noqa: E402
 from autograder.submission import locate  # noqa: E402
 from autograder.testing import GradedTestCase  # noqa: E402
 from benchmarks.in_process import InProcessSession  # noqa: E402
-from benchmarks.summary import Summary, machine  # noqa: E402
+from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 from tests.fixtures import parser_bugs, word2vec_bugs  # noqa: E402
 
 GOAL = 10.0  # ours must be at least this many times faster than naive
@@ -387,8 +386,7 @@ def report(assignment: Assignment, outcomes: list[Outcome]) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="example:\n  .venv/bin/python benchmarks/gradient_check.py --repeats 5")
+    parser = argument_parser(__doc__, __file__, "", "--repeats 5 --details", "--quick")
     parser.add_argument("--assignment", choices=["word2vec", "parser"], nargs="+", default=["word2vec", "parser"])
     parser.add_argument("--repeats", type=int, default=3, help="runs of every check per side (default 3)")
     parser.add_argument("--details", action="store_true", help="print every check's times on the reference")

@@ -16,7 +16,6 @@ with the fork server count in each).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -31,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.config import available_assignments, load_assignment  # noqa: E402
 from benchmarks.cgroup import MemoryCgroup  # noqa: E402
-from benchmarks.summary import Summary, machine  # noqa: E402
+from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
 SECONDS_GOAL = 60.0
 MB = 1024 * 1024
@@ -116,11 +115,7 @@ def report(assignment: str, condition: Condition, runs: list[Run]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="examples:\n"
-                                            "  .venv/bin/python benchmarks/grading_latency.py\n"
-                                            "  .venv/bin/python benchmarks/grading_latency.py --assignment parser --runs 9\n"
-                                            "  .venv/bin/python benchmarks/grading_latency.py --quick")
+    parser = argument_parser(__doc__, __file__, "", "--assignment parser --runs 9", "--quick")
     parser.add_argument("--assignment", nargs="+", choices=available_assignments(),
                         default=available_assignments(), help="default: all")
     parser.add_argument("--runs", type=int, default=5, help="gradings per assignment and condition (default 5)")

@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.ewt import add_data_argument  # noqa: E402
-from benchmarks.summary import Summary, machine  # noqa: E402
+from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
 SIDES = ("numpy float64", "torch float64", "torch float32")
 CHUNK = 20  # batches a side trains before the next side takes its turn
@@ -230,9 +230,7 @@ def report(title: str, values: dict[str, list[float]], unit: str, digits: int) -
 
 
 def parse_args() -> tuple[argparse.Namespace, list[str]]:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="example:\n  .venv/bin/python benchmarks/parser_training.py "
-                                            "--batches 200 --epochs 2 --float32")
+    parser = argument_parser(__doc__, __file__, "", "--batches 200 --epochs 12 --float32", "--quick")
     add_data_argument(parser)
     parser.add_argument("--batches", type=int, default=200, help="batches timed per side (default 200)")
     parser.add_argument("--epochs", type=int, default=2, help="full epochs timed per side (default 2; 0: none)")

@@ -1,11 +1,14 @@
-"""What the benchmarks print: the median of several runs with their spread, and the machine they ran on."""
+"""What every benchmark shares: its command line, the median of several runs with their spread, and the
+machine they ran on."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -47,3 +50,11 @@ def machine() -> str:
     return (f"{_cpu_model()}, {cores} of {os.cpu_count()} cores usable, "
             f"Python {platform.python_version()}, numpy {np.__version__}, "
             f"load average {os.getloadavg()[0]:.2f} at the start")
+
+
+def argument_parser(doc: str, script: str, *examples: str) -> argparse.ArgumentParser:
+    """A benchmark's command line: its docstring for ``--help``, then how to run it with the options of
+    each of ``examples``."""
+    lines = [f"  .venv/bin/python benchmarks/{Path(script).name} {options}".rstrip() for options in examples]
+    return argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                   epilog="examples:\n" + "\n".join(lines))

@@ -27,7 +27,6 @@ import os
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-import argparse  # noqa: E402
 import importlib  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
@@ -44,7 +43,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.ewt import add_data_argument  # noqa: E402
-from benchmarks.summary import Summary, machine  # noqa: E402
+from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
 REFERENCE = REPO / "solutions" / "word2vec"
 WINDOW, STEP, K = 5, 0.3, 10
@@ -140,11 +139,7 @@ def full_run(ref: SimpleNamespace, data: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="examples:\n"
-                                            "  .venv/bin/python benchmarks/word2vec_training.py\n"
-                                            "  .venv/bin/python benchmarks/word2vec_training.py --full-run\n"
-                                            "  .venv/bin/python benchmarks/word2vec_training.py --quick")
+    parser = argument_parser(__doc__, __file__, "", "--full-run", "--quick")
     add_data_argument(parser)
     parser.add_argument("--chunk", type=int, default=200, help="SGD iterations per timed chunk (default 200)")
     parser.add_argument("--rounds", type=int, default=5, help="chunks per side (default 5)")

@@ -16,7 +16,6 @@ everything (the workers inherit it) to one core.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import statistics
@@ -34,7 +33,7 @@ from autograder.grading import grade, module_names  # noqa: E402
 from autograder.isolation import Isolation  # noqa: E402
 from autograder.reference import load_reference  # noqa: E402
 from benchmarks.in_process import InProcessSession  # noqa: E402
-from benchmarks.summary import Summary, machine  # noqa: E402
+from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
 GOAL = 0.15  # the workers may add at most 15 % to the grading time
 WORKERS, IN_PROCESS = "with workers", "in process"
@@ -75,11 +74,7 @@ def time_both(name: str, runs: int) -> dict[str, list[float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="examples:\n"
-                                            "  .venv/bin/python benchmarks/worker_overhead.py\n"
-                                            "  .venv/bin/python benchmarks/worker_overhead.py --cpus 0 --runs 9\n"
-                                            "  .venv/bin/python benchmarks/worker_overhead.py --quick")
+    parser = argument_parser(__doc__, __file__, "", "--cpus 0 --runs 9", "--quick")
     parser.add_argument("--assignment", nargs="+", choices=available_assignments(),
                         default=available_assignments(), help="default: all")
     parser.add_argument("--runs", type=int, default=5, help="gradings per side (default 5)")
