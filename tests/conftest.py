@@ -15,6 +15,7 @@ from autograder.grading import grade, module_names
 from autograder.isolation import CREATE_USER, WORKER_USER, Isolation, detect_isolation
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults
+from tests.fixtures.ewt import find_ewt
 from tests.simulated_gradescope import SimulatedGradescope
 
 PYTHON = sys.executable
@@ -112,3 +113,15 @@ def check_bug_is_localised(bug, grader: Grader, reference: Path, tmp_path: Path)
         assert test.output.strip() and "autograder itself failed" not in test.output
     assert {t.number.split(".")[0] for t in failed} == bug.questions
     return results
+
+
+@pytest.fixture(scope="session")
+def ewt() -> Path:
+    """UD English-EWT, for the tests marked ``realdata``: asked for and missing, they fail, not skip."""
+    found = find_ewt()
+    where = "set UD_EWT_DIR to the folder that holds en_ewt-ud-{train,dev,test}.conllu"
+    if found is None:
+        pytest.fail(f"UD English-EWT was not found (the real-data tests need it): {where}")
+    if not found.is_dir():
+        pytest.fail(f"UD_EWT_DIR is {found}, which is not a folder: {where}")
+    return found

@@ -16,7 +16,6 @@ import pytest
 
 from benchmarks.cgroup import ROOT as CGROUP_ROOT
 from benchmarks.cgroup import MemoryCgroup
-from tests.test_word2vec_run import EWT
 
 PYTHON = sys.executable
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -72,17 +71,15 @@ def test_memory_cgroup_measures_and_confines_a_process_and_its_children():
 
 
 @pytest.mark.realdata
-@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not available")
-def test_word2vec_training_compares_one_algorithm():
-    output = run("word2vec_training.py", "--quick")
+def test_word2vec_training_compares_one_algorithm(ewt):
+    output = run("word2vec_training.py", "--quick", "--data", str(ewt))
     assert "both sides give the same loss and gradient on the same batches" in output
     assert "reference / loop:" in output
 
 
 @pytest.mark.realdata
-@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not available")
 @pytest.mark.skipif(not HAS_TORCH, reason="needs PyTorch: ./setup.sh --with-torch")
-def test_parser_training_trains_both_sides():
-    output = run("parser_training.py", "--quick")
+def test_parser_training_trains_both_sides(ewt):
+    output = run("parser_training.py", "--quick", "--data", str(ewt))
     assert "numpy / torch float64 =" in output
     assert "dev UAS after each epoch, numpy float64:" in output and "dev UAS after each epoch, torch float64:" in output

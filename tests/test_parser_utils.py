@@ -11,7 +11,6 @@ import pytest
 
 from autograder.reference import load_reference
 from tests.conftest import PYTHON
-from tests.test_word2vec_run import EWT
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +40,10 @@ def test_oracle_rebuilds_every_synthetic_tree(parser_code):
         assert replay_oracle(parser_code, sentence) == sentence.heads
 
 
-@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not available")
-def test_oracle_rebuilds_every_projective_ewt_dev_tree(parser_code):
+@pytest.mark.realdata
+def test_oracle_rebuilds_every_projective_ewt_dev_tree(parser_code, ewt):
     utils = parser_code["utils.parser_utils"]
-    sentences = utils.read_conllu(EWT / "en_ewt-ud-dev.conllu")
+    sentences = utils.read_conllu(ewt / "en_ewt-ud-dev.conllu")
     assert len(sentences) == 2001
     projective = [s for s in sentences if utils.is_projective(s.heads)]
     assert 1900 < len(projective) < 2001
@@ -135,10 +134,9 @@ def test_quick_training_run_on_the_synthetic_treebank(repo, tmp_path):
 
 
 @pytest.mark.realdata
-@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not available")
-def test_full_training_run_on_ewt(repo, tmp_path):
+def test_full_training_run_on_ewt(repo, tmp_path, ewt):
     """The default run: at least 86 dev UAS, punctuation included (numbers quoted in the README)."""
-    run = subprocess.run([PYTHON, "run.py", "--data", str(EWT), "--out", str(tmp_path)],
+    run = subprocess.run([PYTHON, "run.py", "--data", str(ewt), "--out", str(tmp_path)],
                          cwd=repo / "solutions" / "parser", capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     print("\n".join(line for line in run.stdout.splitlines() if "UAS" in line or "took" in line.lower()))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import subprocess
@@ -13,7 +12,6 @@ import pytest
 
 from tests.conftest import PYTHON
 
-EWT = Path(os.environ.get("UD_EWT_DIR", Path(__file__).resolve().parents[2] / "shared" / "data" / "ud-english-ewt"))
 TOPICS = [["good", "great", "nice", "food", "service"], ["bad", "day", "night", "week", "year"],
           ["he", "she", "his", "her", "they"]]
 
@@ -86,11 +84,10 @@ def test_corpus_without_any_context_is_refused(tmp_path):
 
 
 @pytest.mark.realdata
-@pytest.mark.skipif(not EWT.is_dir(), reason="UD English-EWT is not at ../shared/data/ud-english-ewt")
-def test_full_run_on_ewt(tmp_path, repo):
+def test_full_run_on_ewt(tmp_path, repo, ewt):
     """The default run on EWT train: the numbers in the README come from this test's output."""
     out = tmp_path / "out"
-    result = run(["--data", str(EWT), "--out", str(out)], repo / "solutions" / "word2vec", timeout=1800)
+    result = run(["--data", str(ewt), "--out", str(out)], repo / "solutions" / "word2vec", timeout=1800)
     print(result.stdout[-1500:])
     check_outputs(out, 1000)
     loss = float(re.search(r"Final loss \(moving average\): ([0-9.]+)", result.stdout)[1])
