@@ -320,6 +320,7 @@ class FrameReader:
             if not chunk:
                 raise PeerClosed("the other side closed the channel")
             self._buffer += chunk
-        data = bytes(self._buffer[:n])
+        with memoryview(self._buffer) as view:  # one copy of the field, not a slice and then its copy
+            data = bytes(view[:n])
         del self._buffer[:n]
         return data
