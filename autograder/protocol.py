@@ -40,6 +40,13 @@ _REPR_LIMIT = 200
 _MAX_DECODE_DEPTH = 100
 
 
+def _travels(dtype: np.dtype) -> bool:
+    """Whether arrays of ``dtype`` go over the wire: plain numbers and strings only, no objects
+    (pickle), records or sub-arrays."""
+    return (dtype.kind in _ARRAY_KINDS and not dtype.hasobject and dtype.fields is None
+            and dtype.subdtype is None)
+
+
 class ProtocolError(Exception):
     """The other side sent something that is not a well-formed message."""
 
@@ -137,7 +144,7 @@ class Encoder:
 
     def _encode_array(self, value: np.ndarray) -> Any:
         base = np.asarray(value)  # a subclass (np.matrix, masked array) travels as its plain data
-        if base.dtype.kind not in _ARRAY_KINDS:
+        if not _travels(base.dtype):
             return {"$opaque": {"type": f"ndarray[{base.dtype}]",
                                 "text": f"array of dtype {base.dtype}, shape {base.shape}"}}
         tag: dict[str, Any] = {"$array": len(self.arrays)}
@@ -215,7 +222,7 @@ def pack(document: dict, arrays: list[np.ndarray]) -> bytes:
     body = json.dumps(document, allow_nan=False, separators=(",", ":")).encode()
     parts = [MAGIC, _U64.pack(len(body)), body, _U32.pack(len(arrays))]
     for array in arrays:
-        if array.dtype.kind not in _ARRAY_KINDS or array.dtype.hasobject or array.dtype.fields is not None:
+        if not _travels(array.dtype):
             raise ValueError(f"arrays of dtype {array.dtype} do not travel (the Encoder makes them Opaque)")
         header = json.dumps({"dtype": array.dtype.str, "shape": list(array.shape)}).encode()
         data = np.ascontiguousarray(array).tobytes()
@@ -253,9 +260,7 @@ def _array_dtype(header: bytes) -> tuple[np.dtype, tuple[int, ...]]:
         dtype = np.dtype(declared["dtype"])
     except (TypeError, ValueError):
         raise ProtocolError(f"array dtype {declared['dtype']!r} is not a dtype") from None
-    # Only plain numbers and strings: no objects (pickle), records or sub-arrays, in canonical spelling.
-    if (dtype.kind not in _ARRAY_KINDS or dtype.hasobject or dtype.fields is not None
-            or dtype.subdtype is not None or dtype.str != declared["dtype"]):
+    if not _travels(dtype) or dtype.str != declared["dtype"]:  # and in canonical spelling
         raise ProtocolError(f"array dtype {declared['dtype']!r} is not allowed")
     return dtype, tuple(declared["shape"])
 
