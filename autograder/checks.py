@@ -41,7 +41,8 @@ def unpack(value: Any, count: int, what: str) -> Sequence[Any]:
     return value
 
 
-def _where(index: tuple[int, ...]) -> str:
+def at_index(index: tuple[int, ...]) -> str:
+    """`` at index i`` (one axis) or `` at index (i, j)``; nothing for a scalar."""
     return f" at index {index[0] if len(index) == 1 else index}" if index else ""
 
 
@@ -67,7 +68,7 @@ def assert_close(actual: Any, expected: Any, what: str, *, rtol: float = 1e-5, a
         index = tuple(int(i) for i in np.argwhere(broken)[0])
         kind = "NaN" if np.isnan(got[index]) else "inf"
         raise AssertionError(f"{what}: contains {kind} ({int(broken.sum())} of {got.size} entries, "
-                             f"first{_where(index)}); expected finite values (overflow, log(0) or 0/0?)")
+                             f"first{at_index(index)}); expected finite values (overflow, log(0) or 0/0?)")
     error = np.abs(got - expected)
     excess = error - (atol + rtol * np.abs(expected))
     bad = excess > 0
@@ -76,7 +77,7 @@ def assert_close(actual: Any, expected: Any, what: str, *, rtol: float = 1e-5, a
     index = np.unravel_index(int(np.argmax(np.where(bad, error, -1.0))), got.shape) if got.ndim else ()
     index = tuple(int(i) for i in index)
     message = (f"{what}: {int(bad.sum())} of {got.size} entries differ; largest error "
-               f"{float(error[index]):.3g}{_where(index)}: got {float(got[index]):.6g}, "
+               f"{float(error[index]):.3g}{at_index(index)}: got {float(got[index]):.6g}, "
                f"expected {float(expected[index]):.6g}")
     if rows and got.ndim == 2:
         wrong = np.flatnonzero(bad.any(axis=1))

@@ -27,6 +27,8 @@ from typing import Callable
 
 import numpy as np
 
+from autograder import checks
+
 H = 1e-4
 TOLERANCE = 1e-5
 BLOCKS = 4
@@ -41,6 +43,9 @@ class Disagreement:
 
     error: float  # relative error there; inf if the loss was not a finite number
     index: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"relative error {self.error:.3g}{checks.at_index(self.index)}"
 
 
 def relative_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -105,9 +105,7 @@ class GradedTestCase(unittest.TestCase):
                     + (", and your loss is right here, so look at how the inputs are used."
                        if loss_right else ", but your loss is wrong: fix the loss first."))
         else:
-            where = disagreement.index
-            hint = (f"It does not match centred differences of your own loss either (relative "
-                    f"error {disagreement.error:.3g} at index {where[0] if len(where) == 1 else where}), "
+            hint = (f"It does not match centred differences of your own loss either ({disagreement}), "
                     f"so the gradient formula is wrong"
                     + ("; your loss is right." if loss_right else "; your loss is wrong too."))
         self.fail(f"{verdict}\n{hint}")

@@ -96,6 +96,7 @@ def test_the_largest_difference_from_the_right_gradient_is_looked_at_first():
     probe = Probe(x)
     found = gradients.find_disagreement(probe, wrong_formula, right)
     assert found.index == (12, 3) and probe.evaluations == 2
+    assert str(found) == f"relative error {found.error:.3g} at index (12, 3)"
     # the gradient of a wrong loss (twice the right one) agrees with that loss: no disagreement
     doubled = Probe(x, lambda v: 2 * loss(v))
     assert gradients.find_disagreement(doubled, 2 * right, right) is None

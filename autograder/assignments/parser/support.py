@@ -134,10 +134,8 @@ class ModelMixin(GradedTestCase):
             return ""
         if disagreement is None:
             return "\n  It matches centred differences of your forward pass, so look at forward."
-        where = disagreement.index
-        return ("\n  It does not match centred differences of your own forward pass either (relative "
-                f"error {disagreement.error:.3g} at index {where[0] if len(where) == 1 else where}), so "
-                "the backward pass is wrong for this parameter.")
+        return (f"\n  It does not match centred differences of your own forward pass either ({disagreement}), "
+                "so the backward pass is wrong for this parameter.")
 
 
 def rng(seed: int) -> FixtureRef:
