@@ -62,7 +62,8 @@ def time_class(assignment: str, size: int, jobs: list[int], runs: int,
 
 
 def main() -> None:
-    parser = argument_parser(__doc__, __file__, "", "--jobs 1 2 3 4 --submissions 25 50 100", "--assignment parser --submissions 20", "--quick")
+    parser = argument_parser(__doc__, __file__, "", "--jobs 1 2 3 4 --submissions 25 50 100",
+                             "--assignment parser --submissions 20", "--quick")
     parser.add_argument("--assignment", nargs="+", default=["word2vec"], choices=available_assignments(),
                         help="default: word2vec")
     parser.add_argument("--submissions", type=int, nargs="+", default=[50], metavar="N",

@@ -94,8 +94,10 @@ class Student:
         """``args`` with every ``FixtureRef`` replaced by the fixture itself, as the worker builds it."""
         encoder = Encoder()
         document = encoder.encode(list(args))
-        return Decoder(encoder.arrays, fixture=lambda name, a, kw, _: getattr(self.worker.fixtures, name)(*a, **kw),
-                       student=self.worker.student.attr).decode(document)
+        def fixture(name: str, args: list, kwargs: dict, _ident: str | None) -> Any:
+            return getattr(self.worker.fixtures, name)(*args, **kwargs)
+
+        return Decoder(encoder.arrays, fixture=fixture, student=self.worker.student.attr).decode(document)
 
 
 @dataclass
@@ -285,8 +287,8 @@ class Sides:
     """The three ways of checking one submission: naive, ours in this process, ours through a worker."""
 
     def __init__(self, assignment: Assignment, reference: Any, submission: Path, isolation: Any) -> None:
-        spec: WorkerSpec = replace(worker_spec(assignment, locate(submission, assignment.config.submission_files).found),
-                                   isolation=isolation)
+        found = locate(submission, assignment.config.submission_files).found
+        spec: WorkerSpec = replace(worker_spec(assignment, found), isolation=isolation)
         self.fixtures = importlib.import_module(assignment.fixtures_module)
         self.modules, self.live = reference, LiveReference(reference, self.fixtures)
         self.in_process = InProcessSession(spec, 3600, "benchmark")
@@ -318,8 +320,8 @@ def unittest_method(cls: type) -> str:
     return unittest.TestLoader().getTestCaseNames(cls)[0]
 
 
-def measure(assignment: Assignment, reference: Any, name: str, submission: Path, gradient_checks: list[GradientCheck],
-            repeats: int, isolation: Any) -> Outcome:
+def measure(assignment: Assignment, reference: Any, name: str, submission: Path,
+            gradient_checks: list[GradientCheck], repeats: int, isolation: Any) -> Outcome:
     sides = Sides(assignment, reference, submission, isolation)
     order = [NAIVE, OURS, OURS_WORKER]
     seconds = {side: {check.label: [] for check in gradient_checks} for side in order}
@@ -356,9 +358,11 @@ def total(outcome: Outcome, side: str) -> float:
 
 
 def report_checks(outcome: Outcome, gradient_checks: list[GradientCheck]) -> None:
-    print(f"  every check on the {outcome.name}, median (min-max) of {len(next(iter(outcome.seconds[NAIVE].values())))}:")
+    repeats = len(next(iter(outcome.seconds[NAIVE].values())))
+    print(f"  every check on the {outcome.name}, median (min-max) of {repeats}:")
     for check in gradient_checks:
-        times = {side: Summary.of([1e3 * s for s in outcome.seconds[side][check.label]]) for side in outcome.seconds}
+        times = {side: Summary.of([1e3 * s for s in outcome.seconds[side][check.label]])
+                 for side in outcome.seconds}
         print(f"    {check.label} ({check.coordinates} coordinates): naive {times[NAIVE].show('ms', 2)}, "
               f"ours {times[OURS].show('ms', 2)}, ours with a worker {times[OURS_WORKER].show('ms', 2)}; "
               f"naive / ours {times[NAIVE].median / times[OURS].median:.1f}")

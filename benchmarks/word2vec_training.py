@@ -107,7 +107,9 @@ class Training:
 def check_same_algorithm(training: Training) -> None:
     for seed in range(3):
         (loss_a, grad_a), (loss_b, grad_b) = (training.batch(side, seed) for side in ("reference", "loop"))
-        if not (abs(loss_a - loss_b) <= 1e-10 * max(1.0, abs(loss_a)) and np.allclose(grad_a, grad_b, rtol=1e-10, atol=1e-12)):
+        same = abs(loss_a - loss_b) <= 1e-10 * max(1.0, abs(loss_a)) and np.allclose(grad_a, grad_b, rtol=1e-10,
+                                                                                     atol=1e-12)
+        if not same:
             sys.exit(f"the two sides disagree on batch {seed} (loss {loss_a!r} against {loss_b!r}): "
                      "they are not the same algorithm, so their speeds cannot be compared")
 
