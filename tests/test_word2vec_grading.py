@@ -10,6 +10,7 @@ import pytest
 from autograder.results import GradescopeResults
 from tests.conftest import (PYTHON, assert_complete, check_bug_is_localised, check_starter_scores_zero,
                             lost_points)
+from tests.fixtures.mutants import bug
 from tests.fixtures.word2vec_bugs import BUGS
 
 
@@ -96,3 +97,23 @@ def test_cli_unknown_assignment(repo):
     run = subprocess.run([PYTHON, "-m", "autograder", "grade", "nope", "x"], cwd=repo,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "unknown assignment 'nope'" in run.stderr
+
+
+def _self_check(submission, module: str) -> str:
+    """What ``python MODULE.py`` prints in the submission's folder, as a student runs it."""
+    run = subprocess.run([PYTHON, f"{module}.py"], cwd=submission, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_skipgram_calling_the_loss_by_keyword_passes_everywhere(word2vec_grader, repo, tmp_path):
+    """The docstring allows the loss's arguments by name: the self-check's spy and the grader agree."""
+    by_keyword = bug("skipgram passes the loss its arguments by name", "word2vec.py",
+                     "            center_vec, word2ind[word], outside_vectors, dataset\n",
+                     "            center_word_vec=center_vec, outside_word_idx=word2ind[word],\n"
+                     "            outside_vectors=outside_vectors, dataset=dataset,\n",
+                     "word2vec.skipgram", "")
+    submission = by_keyword.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
+    assert "skipgram: one loss call per outside word, summed: passed" in _self_check(submission, "word2vec")
+    assert word2vec_grader(submission).score == pytest.approx(40)

@@ -153,8 +153,9 @@ def skipgram(
         center_word_vectors: shape (|V|, d), one center vector per row.
         outside_vectors: U, shape (|V|, d).
         dataset: passed on to the loss function.
-        word2vec_loss_and_gradient: called once per outside word as
-            word2vec_loss_and_gradient(v_c, outside_idx, outside_vectors, dataset).
+        word2vec_loss_and_gradient: called once per outside word, with the
+            arguments (center_word_vec, outside_word_idx, outside_vectors,
+            dataset), given by position or by these names.
 
     Returns:
         (loss, grad_center_vecs, grad_outside_vectors), the gradients shaped
@@ -350,9 +351,15 @@ def check_neg_sampling_gradient() -> None:
 def check_skipgram_calls() -> None:
     calls = []
 
-    def spy_loss(center_vec, outside_idx, outside_vectors, dataset):
-        calls.append(outside_idx)
-        return 1.0, center_vec + outside_idx, np.full(outside_vectors.shape, float(outside_idx))
+    # The parameter names are those the docstring of skipgram gives, so the
+    # arguments may come by position or by name.
+    def spy_loss(center_word_vec, outside_word_idx, outside_vectors, dataset):
+        calls.append(outside_word_idx)
+        return (
+            1.0,
+            center_word_vec + outside_word_idx,
+            np.full(outside_vectors.shape, float(outside_word_idx)),
+        )
 
     _, word2ind, word_vectors = _dummy_setup()
     center_vectors, outside_vectors = word_vectors[:5], word_vectors[5:]
