@@ -12,7 +12,8 @@
 so that ``python -m autograder check NAME`` runs the public tests in DIR exactly as Gradescope
 does, with no reference solution present. Before anything is written, the public tests are run
 on the reference and must all pass; after, the bundle is searched for anything of solutions/ or
-the hidden tests, and refused if something is found.
+the hidden tests, and for the answer of any written question that tests grade (in any spelling:
+:mod:`autograder.written.giveaway`), and refused if something is found.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from autograder.grading import grade, module_names
 from autograder.handout.build import build
 from autograder.reference import load_reference
 from autograder.release import BEGIN, END, ReleaseError, release
+from autograder.written.giveaway import answer_finders, readable_text
 
 _SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc")
 
@@ -81,8 +83,8 @@ def write_bundle(assignment: Assignment, out: Path, *, force: bool = False) -> l
     found = leaks(assignment, out)
     if found:
         shutil.rmtree(out)
-        raise ReleaseError("the bundle would contain parts of the reference or the hidden tests, so it "
-                           "was removed:\n  " + "\n  ".join(found[:20]))
+        raise ReleaseError("the bundle would contain parts of the reference, the hidden tests or the "
+                           "answers of written questions, so it was removed:\n  " + "\n  ".join(found[:20]))
     return files
 
 
@@ -138,11 +140,13 @@ def _reference_answer_lines(assignment: Assignment) -> set[str]:
 
 
 def leaks(assignment: Assignment, bundle: Path) -> list[str]:
-    """Everything in ``bundle`` that comes from solutions/ or the hidden tests: "file: what"."""
+    """Everything in ``bundle`` that comes from solutions/ or the hidden tests, or that answers a
+    written question graded by tests: "file: what"."""
     if not assignment.solution_dir.is_dir():
         raise ConfigError("the leak check needs the reference solution (solutions/); run it in the repository")
     code, hidden, answers = (_solution_lines(assignment), _hidden_test_names(assignment),
                              _reference_answer_lines(assignment))
+    finders = answer_finders(assignment)
     found = []
     for path in sorted(p for p in bundle.rglob("*") if p.is_file()):
         relative = path.relative_to(bundle).as_posix()
@@ -159,4 +163,7 @@ def leaks(assignment: Assignment, bundle: Path) -> list[str]:
         found += [f"{relative}: reference answer line {line[:50]!r}..." for line in sorted(answers & lines)]
         words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
         found += [f"{relative}: hidden test name {name!r}" for name in sorted(hidden & words)]
+        readable = readable_text(path) or text
+        found += [f"{relative}: the answer of written question {question}, {what}"
+                  for question, find in finders.items() for what in find(readable)]
     return found

@@ -12,9 +12,9 @@ random unit direction that lives on that block alone. If every block agrees, the
 its loss; otherwise the search goes on inside the block that disagrees most, and so on inside its
 blocks, until one coordinate is left, whose relative error (the gradient checker's
 ``|a - b| / max(1, |a|, |b|)``) is reported. That is about ``2 * BLOCKS * log_BLOCKS(n)`` evaluations
-instead of ``2 n``, in a few round trips to the worker. Where the right gradient is known, its largest
-difference from the student's is looked at first: when the loss is right and the formula is not, that
-is where the two disagree.
+instead of two per coordinate, in a few round trips to the worker. Where the right gradient is known,
+its largest difference from the student's is looked at first: when the loss is right and the formula
+is not, that is where the two disagree.
 
 Random directions are Gaussian, so that errors inside a block cannot cancel (as they can with signs
 of +-1), and drawn from a fixed seed, so that the same submission always gets the same feedback.

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from autograder.bundle import leaks, write_bundle
-from autograder.config import load_assignment
+from autograder.config import available_assignments, load_assignment
 from autograder.results import GradescopeResults
+from autograder.written.giveaway import answer_finders, readable_text
 from tests.conftest import PYTHON
 from tests.fixtures.word2vec_bugs import BUGS
 
@@ -117,3 +118,33 @@ def test_parser_bundle_leaks_nothing_and_passes_the_reference(tmp_path, repo):
     assert "Total: 22.50 / 22.50" in run.stdout
     written = in_bundle(folder, "check-written", "parser")  # finds written.md: it holds the answers
     assert written.returncode == 0 and "8 of 8 written questions answered." in written.stdout
+
+
+@pytest.mark.parametrize("name", available_assignments())
+def test_bundle_gives_no_written_answer_away(name, tmp_path):
+    """No file students receive (starter, self-checks, docstrings, public tests, the framework, the
+    notebook) holds the answer of a written question that tests grade, in any spelling the search
+    knows; the same search finds each of those answers in the reference answers, so it can find them."""
+    assignment = load_assignment(name)
+    finders = answer_finders(assignment)
+    assert sorted(finders) == sorted(q.id for q in assignment.config.questions if q.kind == "written")
+    reference = (assignment.solution_dir / "written.md").read_text()
+    assert [q for q, find in finders.items() if not find(reference)] == []
+    folder = tmp_path / name
+    files = write_bundle(assignment, folder)
+    found = [f"{path.relative_to(folder)}: {question}, {what}" for path in files
+             if (text := readable_text(path)) is not None
+             for question, find in finders.items() for what in find(text)]
+    assert found == []
+
+
+def test_a_bundle_that_gives_an_answer_away_is_refused(tmp_path, repo):
+    assignment = load_assignment("parser")
+    folder = tmp_path / "hw2"
+    write_bundle(assignment, folder)
+    with (folder / "parser_transitions.py").open("a") as stream:
+        stream.write('\n# The handout\'s sentence: S S LA S S LA RA S S S S LA LA LA RA RA\n')
+    (folder / "notes.md").write_text("Each sentence of n words needs $2 \\cdot n$ transitions.\n")
+    found = "\n".join(leaks(assignment, folder))
+    assert "parser_transitions.py: the answer of written question 2a-i" in found
+    assert "notes.md: the answer of written question 2a-ii" in found

@@ -69,12 +69,17 @@ def dropout_forward(
 ) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """Inverted dropout: zero each unit with probability p_drop while training.
 
-    While training, each entry of x is kept with probability 1 - p_drop and
-    otherwise set to zero, independently. The kept entries are divided by
-    1 - p_drop, so every entry keeps its expected value:
-    E[out] = (1 - p_drop) * x / (1 - p_drop) = x. That is what makes the
-    layer "inverted": at test time nothing needs rescaling, so dropout is
-    simply switched off.
+    While training, each entry of x is set to zero with probability p_drop,
+    independently, and the entries that are kept are all multiplied by the
+    same constant gamma, chosen so that every entry keeps its expected
+    value: E[out] = x. Question 1b-i of the handout asks you to derive gamma.
+    That is what makes the layer "inverted": at test time nothing needs
+    rescaling, so dropout is simply switched off.
+
+    Dropout is off when training is False or p_drop == 0. Then out is x
+    itself and NOTHING is drawn from rng: evaluating the model must not
+    change the random numbers that training draws next. (The autograder
+    checks this too.)
 
     Args:
         x: activations of any shape. Must not be modified.
@@ -85,12 +90,11 @@ def dropout_forward(
 
     Returns:
         (out, cache): out has the shape of x. cache is the array x was
-        multiplied by (0 for a dropped unit, 1 / (1 - p_drop) for a kept
-        one), or None when dropout was off (not training, or p_drop == 0).
+        multiplied by (0 for a dropped unit, gamma for a kept one), or None
+        when dropout was off.
 
     Hint: `rng.random(x.shape) >= p_drop` is True with probability
-    1 - p_drop, independently for each entry. Draw nothing when dropout is
-    off.
+    1 - p_drop, independently for each entry.
     """
     if not 0.0 <= p_drop < 1.0:
         raise ValueError(f"p_drop must lie in [0, 1), got {p_drop}")
@@ -187,8 +191,14 @@ def check_dropout_statistics() -> None:
     dropped = np.mean(out == 0.0)
     assert abs(dropped - p_drop) < 0.01, f"dropped a fraction {dropped:.3f} of units, expected about {p_drop}"
     kept = out[out != 0.0]
-    _assert_close(kept, np.full(kept.shape, 1.0 / (1.0 - p_drop)), "kept units (should be x / (1 - p_drop))")
-    assert abs(out.mean() - 1.0) < 0.02, f"mean output {out.mean():.3f}, expected about 1 (inverted dropout)"
+    gamma = kept[0] if kept.size else 0.0
+    _assert_close(kept, np.full(kept.shape, gamma), "kept units (all scaled by the same gamma)")
+    # E[out] = gamma * (probability of keeping a unit) * x must equal x.
+    expected_mean = gamma * (1.0 - p_drop)
+    assert abs(expected_mean - 1.0) < 1e-9, (
+        f"kept units are scaled by gamma = {gamma:.6g}, so E[out] = {expected_mean:.6g} x; "
+        "dropout must keep E[out] = x (question 1b-i)"
+    )
     assert np.array_equal(x, np.ones((400, 250))), "dropout_forward modified its input"
 
 
@@ -200,7 +210,8 @@ def check_dropout_backward_uses_mask() -> None:
     dx = dropout_backward(dout, cache)
     kept = out != 0.0
     _assert_close(dx[~kept], np.zeros(np.sum(~kept)), "gradient of dropped units (should be 0)")
-    _assert_close(dx[kept], 2.0 * dout[kept], "gradient of kept units (should be dout / (1 - p_drop))")
+    _assert_close(dx[kept], dout[kept] * out[kept] / x[kept],
+                  "gradient of kept units (should be dout times the scale the forward pass used)")
 
 
 def check_dropout_off() -> None:

@@ -6,10 +6,10 @@ Run `python parser_transitions.py` to check your work; each check reports
 A parse in progress (a "configuration") has three parts:
 
     stack         words being worked on; starts as ["ROOT"], its top is
-                  the LAST element of the list
+                  its LAST element
     buffer        words not read yet; starts as the whole sentence, the
-                  next word is the FIRST element
-    dependencies  arcs found so far, as (head, dependent) pairs
+                  next word is its FIRST element
+    dependencies  arcs found so far, a list of (head, dependent) pairs
 
 and three transitions change it:
 
@@ -19,9 +19,8 @@ and three transitions change it:
     "RA"  right-arc:  the top item becomes a dependent of the second item
                       and leaves the stack
 
-A sentence of n words is parsed by exactly 2n transitions (n shifts, and n
-arcs that each remove one word); at the end the buffer is empty and only
-ROOT is left on the stack.
+A parse is finished when the buffer is empty and only ROOT is left on the
+stack.
 """
 
 from __future__ import annotations
@@ -37,7 +36,17 @@ Arc = Tuple[Token, Token]  # (head, dependent)
 
 
 class PartialParse:
-    """The configuration of one sentence that is being parsed."""
+    """The configuration of one sentence that is being parsed.
+
+    Attributes:
+        sentence: the sentence given to __init__, unchanged.
+        stack, buffer: sequences of tokens. A list is the simplest choice;
+            any sequence that supports len(), indexing from both ends and
+            the changes your parse_step makes will do (collections.deque,
+            for instance). The checks, here and in the autograder, set up
+            configurations with the same types as your __init__ chose.
+        dependencies: a list of (head, dependent) pairs, oldest first.
+    """
 
     def __init__(self, sentence: Sequence[Token]) -> None:
         """Start a parse: ROOT alone on the stack, the whole sentence in the buffer.
@@ -128,18 +137,27 @@ def minibatch_parse(
 # --------------------------------------------------------------------------
 
 
+def _like(template: object, items: List) -> object:
+    """`items` in the container type of `template` (a list, a deque, ...)."""
+    try:
+        return type(template)(items)
+    except Exception:  # a type that cannot be built from a list: a list will do
+        return list(items)
+
+
 def _configuration(stack: List[Token], buffer: List[Token], dependencies: List[Arc]) -> PartialParse:
-    """A PartialParse put directly into the given state (without __init__)."""
-    parse = PartialParse.__new__(PartialParse)
-    parse.sentence = list(buffer)
-    parse.stack, parse.buffer, parse.dependencies = list(stack), list(buffer), list(dependencies)
+    """A PartialParse put directly into the given state, in the containers __init__ chose."""
+    parse = PartialParse(list(buffer))
+    parse.stack = _like(parse.stack, stack)
+    parse.buffer = _like(parse.buffer, buffer)
+    parse.dependencies = _like(parse.dependencies, dependencies)
     return parse
 
 
 def _check_step(transition: str, before: Tuple, after: Tuple) -> None:
     parse = _configuration(*before)
     parse.parse_step(transition)
-    got = (parse.stack, parse.buffer, parse.dependencies)
+    got = (list(parse.stack), list(parse.buffer), list(parse.dependencies))
     expected = tuple(list(part) for part in after)
     assert got == expected, (
         f"{transition} from stack={before[0]}, buffer={before[1]}, dependencies={before[2]} gave "
@@ -151,8 +169,8 @@ def _check_step(transition: str, before: Tuple, after: Tuple) -> None:
 def check_initial_configuration() -> None:
     sentence = ["The", "cat", "sat"]
     parse = PartialParse(sentence)
-    assert parse.stack == ["ROOT"], f"initial stack {parse.stack}, expected ['ROOT']"
-    assert parse.buffer == sentence, f"initial buffer {parse.buffer}, expected {sentence}"
+    assert list(parse.stack) == ["ROOT"], f"initial stack {parse.stack}, expected ['ROOT']"
+    assert list(parse.buffer) == sentence, f"initial buffer {parse.buffer}, expected {sentence}"
     assert parse.buffer is not sentence, "the buffer must be a copy of the sentence, not the same list"
     assert parse.dependencies == [], f"initial dependencies {parse.dependencies}, expected []"
 
@@ -174,25 +192,24 @@ def check_right_arc() -> None:
 
 
 def check_full_parse() -> None:
-    # Worked out by hand: "presented" heads "I", "findings" and "conference";
-    # "findings" heads "my"; "conference" heads "at", "the" and "NLP".
-    sentence = ["I", "presented", "my", "findings", "at", "the", "NLP", "conference"]
+    # Worked out by hand: "watched" heads "We" and "movie"; "movie" heads "a"
+    # and "whales"; "whales" heads "about". The right-arc watched -> movie
+    # waits until "movie" has its own right dependent, "whales".
+    sentence = ["We", "watched", "a", "movie", "about", "whales"]
     original = list(sentence)
-    transitions = ["S", "S", "LA", "S", "S", "LA", "RA", "S", "S", "S", "S", "LA", "LA", "LA", "RA", "RA"]
+    transitions = ["S", "S", "LA", "S", "S", "LA", "S", "S", "LA", "RA", "RA", "RA"]
     expected = [
-        ("presented", "I"),
-        ("findings", "my"),
-        ("presented", "findings"),
-        ("conference", "NLP"),
-        ("conference", "the"),
-        ("conference", "at"),
-        ("presented", "conference"),
-        ("ROOT", "presented"),
+        ("watched", "We"),
+        ("movie", "a"),
+        ("whales", "about"),
+        ("movie", "whales"),
+        ("watched", "movie"),
+        ("ROOT", "watched"),
     ]
     parse = PartialParse(sentence)
     dependencies = parse.parse(transitions)
-    assert dependencies == expected, f"parse gave {dependencies}, expected {expected}"
-    assert parse.stack == ["ROOT"] and parse.buffer == [], (
+    assert list(dependencies) == expected, f"parse gave {dependencies}, expected {expected}"
+    assert list(parse.stack) == ["ROOT"] and not parse.buffer, (
         f"after the last transition stack={parse.stack}, buffer={parse.buffer}; expected ['ROOT'] and []"
     )
     assert sentence == original, f"parsing modified the input sentence: it is now {sentence}"
@@ -233,6 +250,17 @@ def _expected_arcs(sentence: Sequence[Token]) -> List[Arc]:
     return [(last, words[i]) for i in range(len(words) - 2, -1, -1)] + [("ROOT", last)]
 
 
+def _wrong_arcs(sentences: List, index: int, arcs: List[Arc], expected_all: List[List[Arc]]) -> str:
+    """Why the arcs of sentence `index` are wrong: the order of the results, or the parse itself."""
+    others = [i for i, expected in enumerate(expected_all) if i != index and expected == arcs]
+    if others:
+        return (f"the arcs returned for sentence {index} {sentences[index]} are those of sentence "
+                f"{others[0]} {sentences[others[0]]}: return the results in the order of the "
+                f"sentences, however soon each parse finished")
+    return (f"sentence {index} {sentences[index]} got {arcs}, expected {expected_all[index]} "
+            f"(they are no other sentence's arcs either, so the parse itself went wrong)")
+
+
 def check_minibatch_parse() -> None:
     sentences = [
         ["right", "arcs", "only"],
@@ -249,12 +277,11 @@ def check_minibatch_parse() -> None:
         assert isinstance(result, list) and len(result) == len(sentences), (
             f"batch_size {batch_size}: expected a list of {len(sentences)} dependency lists, got {result!r}"
         )
-        for sentence, arcs in zip(sentences, result):
-            expected = _expected_arcs(sentence)
-            assert list(arcs) == expected, (
-                f"batch_size {batch_size}: sentence {sentence} got {arcs}, expected {expected} "
-                f"(results must be in the order of the sentences)"
-            )
+        expected_all = [_expected_arcs(sentence) for sentence in sentences]
+        for index, (sentence, arcs) in enumerate(zip(sentences, result)):
+            if list(arcs) != expected_all[index]:
+                why = _wrong_arcs(sentences, index, list(arcs), expected_all)
+                raise AssertionError(f"batch_size {batch_size}: {why}")
         assert max(model.batch_sizes) <= batch_size, f"predict got {max(model.batch_sizes)} parses at once, batch_size {batch_size}"
         assert model.batch_sizes[0] == min(batch_size, len(sentences)), (
             f"batch_size {batch_size}: the first batch had {model.batch_sizes[0]} parses, expected full batches"
@@ -267,7 +294,7 @@ CHECKS = [
     ("parse_step: shift", check_shift),
     ("parse_step: left-arc", check_left_arc),
     ("parse_step: right-arc", check_right_arc),
-    ("parse: 'I presented my findings at the NLP conference'", check_full_parse),
+    ("parse: 'We watched a movie about whales'", check_full_parse),
     ("minibatch_parse: dummy model, several batch sizes", check_minibatch_parse),
 ]
 

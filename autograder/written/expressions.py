@@ -1,4 +1,4 @@
-"""Reads a short final answer such as ``$\\gamma = \\frac{1}{1 - p_{drop}}$`` or ``2n`` and
+"""Reads a short final answer such as ``$\\alpha = \\frac{3}{1 + x_{max}}$`` or ``3k`` and
 compares it with the expected formula by evaluating both at a few points.
 
 Student text is never evaluated by Python: it is parsed with :mod:`ast` and only numbers, the
@@ -98,7 +98,7 @@ def _to_python(text: str, aliases: dict[str, str]) -> str:
         command = re.search(r"\\[A-Za-z]+", text)
         raise ExpressionError(f"it uses {command[0] if command else 'a backslash'}, which this "
                               "reader does not know; write the formula with + - * / ^ and brackets")
-    # A trailing word ("2n transitions") is commentary, not part of the formula.
+    # A trailing word ("3k steps") is commentary, not part of the formula.
     words = [m for m in _IDENTIFIER.finditer(text) if m[0] not in aliases and len(m[0]) >= 3]
     if words:
         text = text[:words[0].start()]
@@ -108,7 +108,7 @@ def _to_python(text: str, aliases: dict[str, str]) -> str:
             raise ExpressionError(f"{match[0]!r} is not a variable here (use {', '.join(sorted(aliases))})")
         names.append(match[0])
     text = _IDENTIFIER.sub(lambda m: aliases[m[0]], text)
-    # implicit multiplication: 2n, 2(…), n(…), (…)(…), (…)n
+    # implicit multiplication: 3k, 3(…), k(…), (…)(…), (…)k
     text = re.sub(r"(?<=[0-9.)])\s*(?=[A-Za-z(])|(?<=[A-Za-z0-9_)])\s*(?=\()", "*", text)
     return text.strip()
 

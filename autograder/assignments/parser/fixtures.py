@@ -74,13 +74,23 @@ def parse_steps(student, sentence: list, transitions: list) -> dict:
 
 
 def step_from(student, stack: list, buffer: list, dependencies: list, transition: str) -> dict:
-    """One transition from a given configuration (set on a fresh PartialParse)."""
+    """One transition from a given configuration, set on a fresh PartialParse in the containers its
+    ``__init__`` chose (a list, a deque, ...), as the PartialParse docstring promises."""
     PartialParse = student.attr("parser_transitions.PartialParse")
     parse = PartialParse(list(buffer))
-    parse.stack, parse.buffer = list(stack), list(buffer)
-    parse.dependencies = [tuple(arc) for arc in dependencies]
+    parse.stack = _like(parse.stack, stack)
+    parse.buffer = _like(parse.buffer, buffer)
+    parse.dependencies = _like(parse.dependencies, [tuple(arc) for arc in dependencies])
     parse.parse_step(transition)
     return _configuration(parse)
+
+
+def _like(template, items: list):
+    """``items`` in the container type of ``template``; a list when that type cannot take them."""
+    try:
+        return type(template)(items)
+    except Exception:
+        return list(items)
 
 
 def _configuration(parse) -> dict:

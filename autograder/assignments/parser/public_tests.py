@@ -45,17 +45,24 @@ class DropoutPublic(GradedTestCase):
     @tags(*DROPOUT)
     @visibility("visible")
     def test_scaling(self):
-        """kept units are scaled by 1 / (1 - p_drop), dropped ones are 0"""
+        """dropped units are 0, kept ones all scaled by one gamma that keeps E[out] = x"""
+        p_drop = 0.3
         x = np.random.default_rng(3).uniform(0.5, 2.0, size=(200, 50))
-        case = "x of shape (200, 50), p_drop = 0.3, training"
-        result = self.unpack(self.call("layers.dropout_forward", x, 0.3, True, rng(7), case=case), 2,
+        case = f"x of shape (200, 50), p_drop = {p_drop}, training"
+        result = self.unpack(self.call("layers.dropout_forward", x, p_drop, True, rng(7), case=case), 2,
                              "dropout_forward", case=case)
         self.assert_shape(result[0], x.shape, "out", case=case)
         ratios = set(np.round(np.asarray(result[0], dtype=float) / x, 9).ravel().tolist())
-        if ratios != {0.0, round(1 / 0.7, 9)}:
-            shown = sorted(ratios)[:6]
-            self.fail(f"dropout_forward [{case}]: out / x takes the values {shown}, expected exactly "
-                      f"0 (dropped) and 1 / (1 - p_drop) = {1 / 0.7:.6g} (kept)")
+        scales = sorted(ratios - {0.0})
+        if 0.0 not in ratios or len(scales) != 1:
+            self.fail(f"dropout_forward [{case}]: out / x takes the values {sorted(ratios)[:6]}, expected "
+                      "exactly two: 0 for the dropped units and one scale gamma for all the kept ones")
+        # E[out] = gamma * P(kept) * x, and the handout's question 1b-i asks which gamma makes it x.
+        mean_factor = scales[0] * (1 - p_drop)
+        if abs(mean_factor - 1.0) > 1e-6:
+            self.fail(f"dropout_forward [{case}]: the kept units are scaled by gamma = {scales[0]:.6g}, so "
+                      f"E[out] = {mean_factor:.6g} x; dropout must keep the expected value, E[out] = x "
+                      "(question 1b-i)")
 
     @weight(1)
     @number("1b.2")

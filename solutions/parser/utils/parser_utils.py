@@ -419,7 +419,8 @@ class Parser:
     def create_instances(self, sentences: Sequence[AnySentence]) -> Instances:
         """Run the oracle on every sentence and collect its configurations.
 
-        A sentence of n words gives 2n instances (n shifts, n arcs).
+        Each sentence gives one instance per transition of its gold
+        sequence.
         Non-projective sentences cannot be rebuilt by arc-standard
         transitions; they are dropped and counted in `n_dropped`.
         """
@@ -457,13 +458,31 @@ class Parser:
             (UAS, UAS without punctuation, predicted heads), both scores in
             percent; predicted heads hold one (n,) int array per sentence.
         """
+        sentences = self.vectorize(sentences)
+        dependencies = self.parse_arcs(sentences, model, batch_size)
+        predicted = [
+            _heads_from_arcs(arcs, len(s), i) for i, (arcs, s) in enumerate(zip(dependencies, sentences))
+        ]
+        return uas(predicted, sentences), uas(predicted, sentences, include_punct=False), predicted
+
+    def parse_arcs(
+        self, sentences: Sequence[AnySentence], model=None, batch_size: int = 5000
+    ) -> List[List[Tuple]]:
+        """The arcs `minibatch_parse` finds for each sentence, in the order of `sentences`.
+
+        Words are numbered from 1 in each sentence; arcs are (head,
+        dependent) pairs of those numbers, with "ROOT" as the root's head.
+        """
         from parser_transitions import minibatch_parse  # your code, imported when needed
 
         sentences = self.vectorize(sentences)
         predictor = _BatchPredictor(self, model if model is not None else self.model, sentences)
         dependencies = minibatch_parse(predictor.token_lists, predictor, batch_size)
-        predicted = [_heads_from_arcs(arcs, len(s)) for arcs, s in zip(dependencies, sentences)]
-        return uas(predicted, sentences), uas(predicted, sentences, include_punct=False), predicted
+        if len(dependencies) != len(sentences):
+            raise ValueError(
+                f"minibatch_parse returned {len(dependencies)} dependency lists for {len(sentences)} sentences"
+            )
+        return dependencies
 
 
 def _by_frequency(counts: Counter, min_count: int) -> List[str]:
@@ -482,11 +501,23 @@ def _apply(transition: str, stack: List[int], buf: List[int], children: Children
         children.add(stack[-1], dependent)
 
 
-def _heads_from_arcs(arcs: Sequence[Tuple], n_words: int) -> np.ndarray:
-    """(n,) heads from (head, dependent) pairs; -1 for a word left without one."""
+def _heads_from_arcs(arcs: Sequence[Tuple], n_words: int, index: int = 0) -> np.ndarray:
+    """(n,) heads from (head, dependent) pairs; -1 for a word left without one.
+
+    Raises ValueError for an arc to a word that sentence `index` (of
+    n_words words) does not have, which is what the arcs of another
+    sentence look like.
+    """
     heads = np.full(n_words, -1)
     for head, dependent in arcs:
-        heads[_position(dependent) - 1] = _position(head)
+        position = _position(dependent)
+        if not 1 <= position <= n_words:
+            raise ValueError(
+                f"minibatch_parse returned, for sentence {index} ({n_words} words), an arc to word "
+                f"{position}, which that sentence does not have: are its results in the order of the "
+                "sentences?"
+            )
+        heads[position - 1] = _position(head)
     return heads
 
 
