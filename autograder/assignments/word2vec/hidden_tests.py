@@ -96,7 +96,7 @@ class InputGradientHidden(GradedTestCase):
 class Word2vecSigmoidHidden(GradedTestCase):
     question = "2a"
 
-    @weight(0.5)
+    @weight(0.25)
     @number("2a.2")
     @tags("word2vec.sigmoid")
     @visibility("after_due_date")
@@ -106,6 +106,18 @@ class Word2vecSigmoidHidden(GradedTestCase):
         case = "a (3, 4) matrix"
         self.assert_close(self.call("word2vec.sigmoid", x, case=case),
                           self.ref.word2vec.sigmoid(x.copy()), "sigmoid(x)", case=case)
+
+    @weight(0.25)
+    @number("2a.3")
+    @tags("word2vec.sigmoid")
+    @visibility("after_due_date")
+    def test_large_inputs(self):
+        """sigmoid gives finite values for large |x| (0 and 1 at x = -800 and 800, not NaN)"""
+        x = np.array([-800.0, -40.0, 0.0, 40.0, 800.0])
+        case = f"x = {x.tolist()}"
+        with np.errstate(over="ignore"):  # the plain formula's exp(800) overflows harmlessly to inf
+            expected = self.ref.word2vec.sigmoid(x.copy())
+        self.assert_close(self.call("word2vec.sigmoid", x, case=case), expected, "sigmoid(x)", case=case)
 
 
 class NaiveSoftmaxHidden(LossTestsMixin):
