@@ -87,6 +87,17 @@ def sgd(
 ) -> Params:
     """Minimise f by stochastic gradient descent.
 
+    Two rules, checked by `python sgd.py` and by the grader:
+
+    - f is called exactly once per iteration. The loss and the gradient
+      come from the same call: a noisy f would answer two calls from two
+      different mini-batches, and each call costs a pass over a batch.
+    - x0 is not modified: each update builds a new x instead of changing
+      the array in place, so the caller's x0 stays as it was.
+
+    A right final x reached while breaking one of these rules earns half
+    the points of each test that sees it.
+
     Args:
         f: maps x to (loss, gradient of the loss at x). It may be noisy,
             e.g. computed on a random mini-batch.
@@ -168,15 +179,42 @@ def check_quadratic_floats() -> None:
 
 
 def check_quadratic_array() -> None:
-    x0 = np.array([1.0, -2.0, 3.0])
-    x = sgd(_quadratic, x0, 0.01, 1000, print_every=None)
+    x = sgd(_quadratic, np.array([1.0, -2.0, 3.0]), 0.01, 1000, print_every=None)
     assert np.all(np.abs(x) <= 1e-6), f"sgd on sum(x**2) ended at {x}, expected all |x_i| <= 1e-6"
-    assert np.array_equal(x0, [1.0, -2.0, 3.0]), "sgd modified x0 in place"
+
+
+def check_x0_unchanged() -> None:
+    x0 = np.array([1.0, -2.0, 3.0])
+    sgd(_quadratic, x0, 0.01, 10, print_every=None)
+    assert np.array_equal(x0, [1.0, -2.0, 3.0]), (
+        f"sgd modified x0 in place: it is now {x0}; build a new x instead of updating x0"
+    )
+
+
+class _CountingQuadratic:
+    """`_quadratic` that counts how often it is called."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, x: Params) -> tuple[float, Params]:
+        self.calls += 1
+        return _quadratic(x)
+
+
+def check_one_call_per_iteration() -> None:
+    f = _CountingQuadratic()
+    sgd(f, np.array([1.0, -2.0]), 0.01, 100, print_every=None)
+    assert f.calls == 100, (
+        f"sgd called f {f.calls} times in 100 iterations; it must call f exactly once per iteration"
+    )
 
 
 CHECKS = [
     ("sgd: minimise x**2 from 0.5, 0.0 and -1.5", check_quadratic_floats),
-    ("sgd: minimise sum(x**2) for an array, x0 unchanged", check_quadratic_array),
+    ("sgd: minimise sum(x**2) for an array", check_quadratic_array),
+    ("sgd: x0 left unchanged", check_x0_unchanged),
+    ("sgd: f called exactly once per iteration", check_one_call_per_iteration),
 ]
 
 

@@ -2,11 +2,17 @@
 
 The worker builds them to feed the student's code; the grader builds the same ones to run the
 reference. They compute nothing that would reveal an answer: a scripted dataset, a stand-in loss
-with known gradients (so ``skipgram`` is graded independently of the student's losses), and a
-quadratic for ``sgd``.
+with known gradients (so ``skipgram`` is graded independently of the student's losses), and for
+``sgd`` a quadratic, a linear function whose constant gradient shows the step sizes, a
+postprocessing and a probe that runs ``sgd`` with short annealing and checkpoint periods.
 """
 
 from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
 
 import numpy as np
 
@@ -78,3 +84,69 @@ class Quadratic:
 
     def report(self) -> dict:
         return {"calls": self.calls}
+
+
+class Slope:
+    """``f(x) = slope * sum(x)``, whose gradient is ``slope`` everywhere.
+
+    Each iteration of ``sgd`` then moves every entry of x by exactly ``step * slope``, so the
+    points f is asked about show the step sizes ``sgd`` used. Floats stay floats.
+    """
+
+    def __init__(self, slope: float = 1.0) -> None:
+        self.slope = float(slope)
+        self.points: list[float] = []  # sum(x) at every call
+
+    def __call__(self, x):
+        self.points.append(float(np.sum(x)))
+        grad = self.slope if np.ndim(x) == 0 else np.full(np.shape(x), self.slope)
+        return self.slope * self.points[-1], grad
+
+
+class UnitBall:
+    """A postprocessing that pulls x back onto the unit ball, ``x / max(1, |x|)``."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return x / max(1.0, float(np.linalg.norm(x)))
+
+    def report(self) -> dict:
+        return {"calls": self.calls}
+
+
+@contextmanager
+def _constants(module: ModuleType, **values: int) -> Iterator[None]:
+    """Set module-level constants for the duration of a block, then put the old values back."""
+    saved = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
+def sgd_short_periods(student, x0, step: float, iterations: int, anneal_every: int,
+                      save_every: int, resume_after: int = 0) -> list[dict]:
+    """``sgd`` on a :class:`Slope`, with ANNEAL_EVERY and SAVE_PARAMS_EVERY set to a few iterations.
+
+    The real periods (tens of thousands of iterations) would make a test slow; ``sgd`` reads them
+    from its module when it runs. Checkpoints go to a fresh folder. With ``resume_after``, a first
+    call stops after that many iterations, and a second call with ``use_saved=True`` must go on from
+    the newest checkpoint. Returns, for each call, the points f was asked about and the final x.
+    """
+    module = student.module("sgd")
+    calls = [resume_after, iterations] if resume_after else [iterations]
+    runs = []
+    with _constants(module, ANNEAL_EVERY=anneal_every, SAVE_PARAMS_EVERY=save_every), \
+            tempfile.TemporaryDirectory() as folder:
+        for number, total in enumerate(calls):
+            f = Slope()
+            x = module.sgd(f, x0, step, total, use_saved=number > 0, print_every=None,
+                           checkpoint_dir=folder)
+            runs.append({"points": f.points, "x": x})
+    return runs

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from gradescope_utils.autograder_utils.decorators import number, tags, visibility, weight
+from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
 from autograder.assignments.word2vec.public_tests import NAIVE_TAGS, NEG_TAGS
 from autograder.assignments.word2vec.support import (NETWORK_TAGS, LossTestsMixin, SgdTestsMixin,
                                                      SkipgramTestsMixin, network)
+from autograder.protocol import FixtureRef
 from autograder.testing import GradedTestCase
 
 
@@ -175,19 +176,75 @@ class SkipgramHidden(SkipgramTestsMixin):
 class SgdHidden(SgdTestsMixin):
     question = "3"
 
-    @weight(2)
-    @number("3.2")
-    @tags("sgd.sgd")
-    @visibility("after_due_date")
-    def test_array(self):
-        """sgd minimises a quadratic of an array"""
-        self.sgd_case([1.0, -2.0, 0.5], np.array([0.0, 0.0, 3.0]), 0.05, 80,
-                      case="f(x) = |x - (1, -2, 0.5)|^2 from (0, 0, 3), step 0.05")
-
-    @weight(1)
+    @partial_credit(1.5)
     @number("3.3")
     @tags("sgd.sgd")
     @visibility("after_due_date")
-    def test_steep(self):
-        """sgd follows the exact trajectory on a steep quadratic"""
-        self.sgd_case(-1.0, 2.0, 0.2, 7, case="f(x) = 2 (x + 1)^2 from x0 = 2, step 0.2, 7 steps", scale=2.0)
+    def test_steep(self, set_score=None):
+        """sgd follows the exact trajectory on a steep quadratic (f called once per iteration)"""
+        self.sgd_case(1.5, set_score, -1.0, 2.0, 0.2, 7, scale=2.0,
+                      case="f(x) = 2 (x + 1)^2 from x0 = 2, step 0.2, 7 steps")
+
+    @weight(0.5)
+    @number("3.4")
+    @tags("sgd.sgd")
+    @visibility("after_due_date")
+    def test_postprocessing(self):
+        """sgd applies postprocessing to x after every update"""
+        case = "f(x) = |x - (3, 0, 4)|^2 from (0, 1, 0), step 0.1, postprocessing x / max(1, |x|)"
+        args = [FixtureRef("Quadratic", ([3.0, 0.0, 4.0],)), np.array([0.0, 1.0, 0.0]), 0.1, 40]
+        kwargs = {"postprocessing": FixtureRef("UnitBall", id="post"), "print_every": None}
+        expected = self.expect_full("sgd.sgd", *args, **kwargs)
+        result = self.call_full("sgd.sgd", *args, case=case, **kwargs)
+        calls, expected_calls = result.fixtures["post"]["calls"], expected.fixtures["post"]["calls"]
+        try:
+            self.assert_close(result.value, expected.value, "final x", case=case, rtol=1e-7, atol=1e-10)
+        except AssertionError as wrong:
+            if calls == expected_calls:
+                raise
+            self.fail(f"{wrong}\nsgd called postprocessing {calls} times in {expected_calls} iterations; "
+                      "the given code applies it to x after every update")
+
+    @weight(0.5)
+    @number("3.5")
+    @tags("sgd.sgd")
+    @visibility("after_due_date")
+    def test_annealing(self):
+        """sgd halves the step every ANNEAL_EVERY iterations"""
+        self.check_step_sizes(resume_after=0,
+                              case="f(x) = x from x0 = 0, step 1, 10 iterations, ANNEAL_EVERY = 4")
+
+    @weight(0.5)
+    @number("3.6")
+    @tags("sgd.sgd")
+    @visibility("after_due_date")
+    def test_resume(self):
+        """sgd with use_saved=True goes on from the newest checkpoint"""
+        self.check_step_sizes(resume_after=7, case="f(x) = x from x0 = 0, step 1, 7 iterations, then "
+                              "resumed to 10 (ANNEAL_EVERY = 4, SAVE_PARAMS_EVERY = 3)")
+
+    def check_step_sizes(self, resume_after: int, case: str) -> None:
+        """sgd on f(x) = x, whose constant gradient makes every step show in the points f sees."""
+        args = [0.0, 1.0, 10, 4, 3, resume_after]
+        expected = self.expect("fixtures:sgd_short_periods", *args)
+        got = self.call("fixtures:sgd_short_periods", *args, case=case)
+        try:
+            self.assert_close(got[-1]["x"], expected[-1]["x"], "final x", case=case, rtol=1e-9, atol=1e-12)
+        except AssertionError as wrong:
+            self.fail(f"{wrong}\nSteps taken: {_steps(got)}\nexpected:    {_steps(expected)}")
+
+
+def _steps(runs: list[dict]) -> str:
+    """The step of every iteration of each call of sgd, read off the points a slope of 1 was asked
+    about and the final x. Points repeated in a row are one iteration: an sgd that calls f more
+    than once per iteration asks about the same x again, which costs points elsewhere."""
+    parts = []
+    for number, run in enumerate(runs):
+        try:
+            path = [float(x) for x in [*run["points"], run["x"]]]
+        except (TypeError, ValueError, KeyError):
+            return "(unknown: x is not a number)"
+        path = [x for i, x in enumerate(path) if i == 0 or x != path[i - 1]]
+        steps = " ".join(f"{a - b:g}" for a, b in zip(path, path[1:]))
+        parts.append(steps if number == 0 else f"then, resumed from x = {path[0]:g}: {steps}")
+    return "; ".join(parts)

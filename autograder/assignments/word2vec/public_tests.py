@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from gradescope_utils.autograder_utils.decorators import number, tags, visibility, weight
+from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
 from autograder.assignments.word2vec.support import (NETWORK_TAGS, LossTestsMixin, SgdTestsMixin,
                                                      SkipgramTestsMixin, network)
@@ -225,10 +225,19 @@ class Skipgram(SkipgramTestsMixin):
 class Sgd(SgdTestsMixin):
     question = "3"
 
-    @weight(2)
+    @partial_credit(1)
     @number("3.1")
     @tags("sgd.sgd")
     @visibility("visible")
-    def test_scalar(self):
-        """sgd minimises a quadratic of a Python float"""
-        self.sgd_case(1.5, 0.5, 0.1, 60, case="f(x) = (x - 1.5)^2 from x0 = 0.5, step 0.1")
+    def test_scalar(self, set_score=None):
+        """sgd minimises a quadratic of a Python float (f called once per iteration)"""
+        self.sgd_case(1, set_score, 1.5, 0.5, 0.1, 60, case="f(x) = (x - 1.5)^2 from x0 = 0.5, step 0.1")
+
+    @partial_credit(1)
+    @number("3.2")
+    @tags("sgd.sgd")
+    @visibility("visible")
+    def test_array(self, set_score=None):
+        """sgd minimises a quadratic of an array (f called once per iteration, x0 unchanged)"""
+        self.sgd_case(1, set_score, [1.0, -2.0, 0.5], np.array([0.0, 0.0, 3.0]), 0.05, 80,
+                      case="f(x) = |x - (1, -2, 0.5)|^2 from (0, 0, 3), step 0.05")
