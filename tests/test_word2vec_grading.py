@@ -9,7 +9,7 @@ import pytest
 
 from autograder.results import GradescopeResults
 from tests.conftest import (PYTHON, assert_complete, check_bug_is_localised, check_starter_scores_zero,
-                            lost_points)
+                            lost_points, question_scores)
 from tests.fixtures.mutants import bug
 from tests.fixtures.word2vec_bugs import BUGS
 
@@ -117,3 +117,37 @@ def test_skipgram_calling_the_loss_by_keyword_passes_everywhere(word2vec_grader,
     submission = by_keyword.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
     assert "skipgram: one loss call per outside word, summed: passed" in _self_check(submission, "word2vec")
     assert word2vec_grader(submission).score == pytest.approx(40)
+
+
+# The tests of sgd's final x, which also check the two rules of its docstring.
+SGD_VALUE_TESTS = {"3.1", "3.2", "3.3"}
+
+
+def test_right_sgd_calling_f_twice_loses_exactly_the_stated_half(word2vec_grader, repo, tmp_path):
+    """The docstring says a right x with a broken rule earns half of each test that sees it."""
+    twice = next(b for b in BUGS if b.name == "sgd calls f twice per iteration")
+    submission = twice.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
+    results = word2vec_grader(submission)
+    assert_complete(results, word2vec_grader)
+    for test in results.tests:
+        if test.number in SGD_VALUE_TESTS:
+            assert test.score == pytest.approx(test.max_score / 2), test.number
+            assert "exactly once per iteration" in test.output and "half the points" in test.output
+        else:
+            assert test.score == pytest.approx(test.max_score), (test.number, test.output)
+    assert question_scores(results)["3"] == pytest.approx((5 - 1.75, 5))
+    assert "sgd: f called exactly once per iteration: FAILED" in _self_check(submission, "sgd")
+
+
+def test_self_check_and_grader_agree_on_x0_in_place(word2vec_grader, repo, tmp_path):
+    in_place = next(b for b in BUGS if b.name == "sgd modifies x0 in place")
+    submission = in_place.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
+    printed = _self_check(submission, "sgd")
+    assert "sgd: x0 left unchanged: FAILED" in printed
+    assert "sgd: minimise sum(x**2) for an array: passed" in printed  # the final x is right
+    array_test = {t.number: t for t in word2vec_grader(submission).tests}["3.2"]
+    assert array_test.score == pytest.approx(array_test.max_score / 2)
+    assert "modified x0 in place" in array_test.output
+
+    reference = _self_check(repo / "solutions" / "word2vec", "sgd")
+    assert "x0 left unchanged: passed" in reference and "once per iteration: passed" in reference
