@@ -27,6 +27,35 @@ def arcs(dependencies) -> list[tuple]:
     return sorted((tuple(a) for a in dependencies), key=repr)
 
 
+def wrong_parses(sentences: list, got: list[list], expected: list[list]) -> str | None:
+    """What is wrong with the arcs returned for each sentence (sorted arc lists), or None.
+
+    Arcs that are another sentence's mean the results are out of order; any other difference is a
+    wrong parse, shown as the arcs missing and the arcs that should not be there.
+    """
+    wrong = [i for i, (mine, theirs) in enumerate(zip(got, expected)) if mine != theirs]
+    if not wrong:
+        return None
+    index = wrong[0]
+    more = f" ({len(wrong)} of {len(sentences)} sentences got wrong arcs)" if len(wrong) > 1 else ""
+    owner = next((j for j, theirs in enumerate(expected) if j != index and theirs == got[index]), None)
+    if owner is not None:
+        return (f"the arcs returned for sentence {index} ({sentences[index]}) are those of sentence {owner} "
+                f"({sentences[owner]}){more}: return the results in the order of the sentences, however "
+                "soon each parse finished")
+    missing = sorted(set(expected[index]) - set(got[index]), key=repr)
+    extra = sorted(set(got[index]) - set(expected[index]), key=repr)
+    differences = ([f"missing {missing}"] if missing else []) + \
+        ([f"arcs that should not be there {extra}"] if extra else [])
+    if not differences:  # the same arcs, some of them repeated
+        differences = [f"{len(got[index])} arcs where {len(expected[index])} were expected"]
+    return (f"the arcs returned for sentence {index} ({sentences[index]}) are {got[index]}, expected "
+            f"{expected[index]}: {'; '.join(differences)}{more}. They are no other "
+            "sentence's arcs either, so the order of the results is not the problem: the parses "
+            "themselves went wrong (how each transition changes a PartialParse, or how the predicted "
+            "transitions are applied)")
+
+
 def configuration(reported: dict) -> tuple:
     """(stack, buffer, sorted arcs) of a configuration as the transition probes report it."""
     return list(reported["stack"]), list(reported["buffer"]), arcs(reported["dependencies"])
@@ -85,11 +114,9 @@ class MinibatchMixin(GradedTestCase):
         if not isinstance(got, (list, tuple)) or len(got) != len(sentences):
             self.fail(f"minibatch_parse [{case}]: expected one dependency list per sentence "
                       f"({len(sentences)}), got {checks.describe(got)}")
-        for index, (mine, theirs) in enumerate(zip(got, expected.value)):
-            if arcs(mine) != arcs(theirs):
-                self.fail(f"minibatch_parse [{case}]: the arcs returned for sentence {index} "
-                          f"({sentences[index]}) are {arcs(mine)}, expected {arcs(theirs)} "
-                          "(results must be in the order of the sentences)")
+        problem = wrong_parses(sentences, [arcs(m) for m in got], [arcs(t) for t in expected.value])
+        if problem:
+            self.fail(f"minibatch_parse [{case}]: {problem}")
         sizes = result.fixtures["model"]["batch_sizes"]
         if max(sizes, default=0) > batch_size:
             self.fail(f"minibatch_parse [{case}]: asked the model about {max(sizes)} parses at once; "
