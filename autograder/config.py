@@ -62,6 +62,15 @@ class Question(_Strict):
     visibility: Visibility = Field("visible", description="Gradescope visibility of its public tests")
     hidden_visibility: HiddenVisibility = Field(
         "after_due_date", description="Gradescope visibility of its hidden tests")
+    owns: list[str] = Field(
+        default_factory=list,
+        description="student functions ('module.function', 'module.Class.method') this question "
+                    "grades, where the first question whose tests name them is not the one "
+                    "(see autograder.ownership)")
+    shares: list[str] = Field(
+        default_factory=list,
+        description="functions owned by other questions that its tests always run as the student "
+                    "wrote them, because they share private state with its own (forward's cache)")
 
     @model_validator(mode="after")
     def _id_shape(self) -> "Question":
@@ -119,6 +128,10 @@ class AssignmentConfig(_Strict):
         if not math.isclose(total, self.total_points, abs_tol=1e-9):
             raise ValueError(f"question points add up to {total:g}, but total_points is "
                              f"{self.total_points:g}; change one of them")
+        owned = [f for q in self.questions for f in q.owns]
+        twice = sorted({f for f in owned if owned.count(f) > 1})
+        if twice:
+            raise ValueError(f"more than one question owns {', '.join(twice)}; a function has one owner")
         if self.written_questions and not self.answer_files:
             raise ValueError("written questions need answer_files: the files students answer in "
                              "(for example [written.md, NAME.ipynb])")

@@ -8,7 +8,7 @@ A message is a JSON document plus a list of numpy arrays, framed as::
 where an array's header is ``{"dtype": "<f8", "shape": [2, 3]}`` and its data the raw bytes of the
 array in C order. Nothing is ever pickled: a reader accepts only plain numeric and string dtypes and
 data of exactly the size the header declares, and every other value is plain JSON with a few tagged
-objects (tuples, dicts, non-finite floats, fixtures). (Raw bytes rather than ``.npy``: parsing an
+objects (tuples, dicts, non-finite floats, fixtures, random generators as their state). (Raw bytes rather than ``.npy``: parsing an
 ``.npy`` header costs numpy a Python ``literal_eval``, most of the time of a small call.) This module
 is imported by both sides, so it must stay free of grader-only imports.
 """
@@ -38,6 +38,8 @@ _REPR_LIMIT = 200
 # Deepest value nesting a reader accepts; the Encoder turns anything deeper than 64 into Opaque,
 # and a hostile sender must not be able to exhaust the reader's stack.
 _MAX_DECODE_DEPTH = 100
+# The bit generators a np.random.Generator may be built on when it travels (numpy's own).
+_GENERATORS = frozenset({"PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"})
 
 
 def _travels(dtype: np.dtype) -> bool:
@@ -72,6 +74,17 @@ class Opaque:
 
     def __str__(self) -> str:
         return f"<{self.type_name}: {self.text}>"
+
+
+class _Kept:
+    """Stands for "the value we last agreed on at this place" in error carried forward's object
+    states, so that an unchanged array need not travel again (:class:`autograder.worker.helpers.StateSync`)."""
+
+    def __repr__(self) -> str:
+        return "KEPT"
+
+
+KEPT = _Kept()
 
 
 @dataclass(frozen=True)
@@ -140,6 +153,12 @@ class Encoder:
                                  "id": value.id}}
         if isinstance(value, StudentRef):
             return {"$student": value.target}
+        if value is KEPT:
+            return {"$kept": 1}
+        if isinstance(value, np.random.Generator):
+            state = value.bit_generator.state
+            if state.get("bit_generator") in _GENERATORS:
+                return {"$rng": self.encode(state, depth + 1)}
         return {"$opaque": {"type": type(value).__qualname__, "text": _short_repr(value)}}
 
     def _encode_array(self, value: np.ndarray) -> Any:
@@ -204,7 +223,26 @@ class Decoder:
                                 self.decode(body["kwargs"], depth + 1), body.get("id"))
         if tag == "$student" and self.student is not None:
             return self.student(body)
+        if tag == "$kept":
+            return KEPT
+        if tag == "$rng":
+            return _generator(self.decode(body, depth + 1))
         raise ProtocolError(f"unexpected tag {tag!r}")
+
+
+def _generator(state: Any) -> np.random.Generator:
+    """A generator in exactly ``state``: a ``np.random.Generator`` travels as its bit generator's
+    state, so that both sides of the wire draw the same numbers from it (error carried forward
+    sends a student's generator to the reference's dropout and its new state back)."""
+    name = state.get("bit_generator") if isinstance(state, dict) else None
+    if name not in _GENERATORS:
+        raise ProtocolError(f"unknown bit generator {name!r}")
+    bit_generator = getattr(np.random, name)()
+    try:
+        bit_generator.state = state
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise ProtocolError(f"invalid {name} state ({type(exc).__name__})") from None
+    return np.random.Generator(bit_generator)
 
 
 def round_trip(value: Any) -> Any:

@@ -141,12 +141,22 @@ def copy_files(files: dict[str, Path], folder: str) -> None:
             shutil.copy2(source, target)
 
 
-def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool,
-                   seed: int) -> tuple[dict, list]:
+class HelperAnswers(Protocol):
+    """Answers the helper calls of one call (error carried forward: :mod:`autograder.carried_forward`)."""
+
+    targets: list[str]
+
+    def answer(self, document: dict, arrays: list) -> bytes: ...
+
+
+def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int,
+                   helpers: list[str] | None = None) -> tuple[dict, list]:
     """The request for one call, as :meth:`autograder.worker.main.Worker.run` reads it, and its arrays."""
     encoder = Encoder()
     request = {"target": target, "args": encoder.encode(list(args)), "kwargs": encoder.encode(kwargs),
                "return_args": return_args, "seed": seed}
+    if helpers:
+        request["helpers"] = list(helpers)
     return request, encoder.arrays
 
 
@@ -231,7 +241,7 @@ class Session(Protocol):
     only, a stand-in that runs the code in the grader's own process (benchmarks/in_process.py)."""
 
     def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0,
-             **kwargs: Any) -> CallResult: ...
+             helpers: HelperAnswers | None = None, **kwargs: Any) -> CallResult: ...
 
     def __enter__(self) -> Session: ...
 
@@ -268,19 +278,26 @@ class WorkerSession:
         return self.budget - self.used
 
     def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0,
-             **kwargs: Any) -> CallResult:
-        """Run ``target`` (``"module.function"`` or ``"fixtures:probe"``) in the worker."""
+             helpers: HelperAnswers | None = None, **kwargs: Any) -> CallResult:
+        """Run ``target`` (``"module.function"`` or ``"fixtures:probe"``) in the worker; with
+        ``helpers``, the student's helpers it names are answered by ``helpers`` during the call."""
         if self.timed_out_on is not None:
             raise WorkerTimeout(
                 f"not run: the {self.budget:g} s time limit of question {self.label} was used up "
                 f"earlier (by {self.timed_out_on})")
         started = time.monotonic()
         deadline = started + self.remaining
-        request, arrays = encode_request(target, args, kwargs, return_args=return_args, seed=seed)
+        request, arrays = encode_request(target, args, kwargs, return_args=return_args, seed=seed,
+                                         helpers=helpers.targets if helpers else None)
         try:
             process = self._ensure_started(deadline)
             write_all(process.request_w, pack(request, arrays))
             document, arrays = process.reader.read(deadline)
+            while "helper" in document:  # a helper call in the middle of this one
+                if helpers is None:
+                    raise ProtocolError("a helper call that the request did not allow")
+                write_all(process.request_w, helpers.answer(document, arrays))
+                document, arrays = process.reader.read(deadline)
         except ReadTimeout:
             self.timed_out_on = target
             self.used = self.budget

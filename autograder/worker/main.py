@@ -24,6 +24,7 @@ import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
 from autograder.worker import probes
+from autograder.worker.helpers import Channel, Relay
 from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, PeerClosed, pack, write_all
 
 _MAX_REQUEST_BYTES = 1 << 30
@@ -116,10 +117,11 @@ class _RefuseBlocked(importlib.abc.MetaPathFinder):
 
 class Worker:
     def __init__(self, fixtures: ModuleType | None, scratch: str,
-                 blocked: dict[str, str] | None = None) -> None:
+                 blocked: dict[str, str] | None = None, channel: Channel | None = None) -> None:
         self.fixtures = fixtures
         self.student = StudentModules(scratch, blocked)
         self.scratch = scratch
+        self.channel = channel
 
     def handle(self, document: dict, arrays: list[np.ndarray]) -> bytes:
         reply = self.run(document, arrays)
@@ -148,11 +150,8 @@ class Worker:
             args = decoder.decode(document.get("args", []))
             kwargs = decoder.decode(document.get("kwargs", {}))
             target = document["target"]
-            if ":" in target:
-                function = self._probe(target)
-                value = function(self.student, *args, **kwargs)
-            else:
-                value = self.student.attr(target)(*args, **kwargs)
+            function = self._probe(target) if ":" in target else self.student.attr(target)
+            value = self._call(function, ":" in target, args, kwargs, document.get("helpers") or [])
         except _ReportedError as exc:
             return {"ok": False, "error": exc.payload}
         except BaseException as exc:  # the student may raise anything, SystemExit included
@@ -165,6 +164,16 @@ class Worker:
         if document.get("return_args"):
             reply["args_after"] = args
         return reply
+
+    def _call(self, function: Any, probe: bool, args: list, kwargs: dict, helpers: list) -> Any:
+        """The call itself, with ``helpers`` answered by the grader (error carried forward)."""
+        relay = Relay(self.channel, [str(h) for h in helpers], self.student.attr, self.scratch) \
+            if helpers and self.channel is not None else None
+        try:
+            return function(self.student, *args, **kwargs) if probe else function(*args, **kwargs)
+        finally:
+            if relay is not None:
+                relay.restore()
 
     def _probe(self, target: str) -> Any:
         """``fixtures:name`` (the assignment's public fixtures) or ``probes:name`` (generic probes)."""
@@ -194,8 +203,8 @@ def serve(request_fd: int, reply_fd: int, fixtures: ModuleType | None, trusted_p
     # sees its scratch folder and the standard library, nothing else of ours.
     sys.path[:] = [scratch] + [p for p in sys.path if p not in trusted_paths]
     sys.meta_path.insert(0, _RefuseBlocked(blocked))
-    worker = Worker(fixtures, scratch, blocked)
     reader = FrameReader(request_fd, _MAX_REQUEST_BYTES)
+    worker = Worker(fixtures, scratch, blocked, Channel(reader, reply_fd))
     write_all(reply_fd, pack({"ready": True, "python": sys.version.split()[0]}, []))
     while True:
         try:

@@ -1,0 +1,191 @@
+"""Error carried forward: a bug costs points once, in the question that owns the function.
+
+A test that loses points while the student's code reached helpers owned by other questions
+(:mod:`autograder.ownership`) is run once more, with every such helper answered by the reference:
+the worker's stand-ins (:mod:`autograder.worker.helpers`) send each helper call here, and
+:class:`ReferenceHelpers` answers it from the reference solution in this process, so no reference
+code enters the student's process. The test keeps the better of the two scores, so replacing a
+helper never costs a student anything, and its feedback says which helper was replaced and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from autograder.protocol import Decoder, Encoder, Opaque, ProtocolError, pack
+from autograder.sandbox import CallResult, Session
+from autograder.worker.helpers import StateSync, generators_in
+
+
+@dataclass
+class HelperUse:
+    """What one helper did during a test: how often the reference answered for it, and how the
+    student's own helper differed on the inputs it was compared on (None: it agreed)."""
+
+    calls: int = 0
+    differs: str | None = None
+    failed: str | None = None
+
+
+@dataclass
+class ReferenceHelpers:
+    """Answers helper calls from the reference modules; keeps what it saw for the feedback."""
+
+    modules: SimpleNamespace
+    targets: list[str]
+    uses: dict[str, HelperUse] = field(default_factory=dict)
+    token: str = ""
+    syncs: dict[str, StateSync] = field(default_factory=dict)
+
+    def answer(self, document: dict, arrays: list) -> bytes:
+        target = document.get("helper")
+        if target not in self.targets:
+            raise ProtocolError(f"a helper call of {target!r}, which this call did not replace")
+        decoder = Decoder(arrays)
+        args, kwargs = decoder.decode(document.get("args", [])), decoder.decode(document.get("kwargs", {}))
+        sync = self._sync(str(document.get("owner", ":")))
+        state = sync.incoming(decoder.decode(document["state"])) if "state" in document else None
+        if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds_opaque([args, kwargs, state]):
+            return pack({"unavailable": True}, [])  # inputs that cannot cross: the student's own helper
+        use = self.uses.setdefault(target, HelperUse())
+        use.calls += 1
+        try:
+            value, new_state = self._run(target, args, kwargs, state)
+        except Exception as exc:  # the reference on inputs the student's code made
+            use.failed = use.failed or f"{type(exc).__name__}: {exc}"
+            return pack({"ok": False, "message": f"the reference {short_name(target)} raised "
+                                                  f"{type(exc).__name__} on the inputs your code gave it: {exc}"}, [])
+        if "own" in document and use.differs is None:
+            use.differs = _difference(decoder.decode(document["own"]), value, new_state)
+        encoder = Encoder()
+        reply = {"ok": True, "value": encoder.encode(value),
+                 "generators": encoder.encode(generators_in([args, kwargs]))}
+        if new_state is not None:
+            # `self.sentence = sentence` keeps the caller's very object: say so, rather than send a copy
+            aliases = _aliases(new_state, args, kwargs)
+            reply["aliases"] = aliases
+            reply["state"] = encoder.encode(sync.outgoing({k: v for k, v in new_state.items()
+                                                           if k not in aliases}))
+        return pack(reply, encoder.arrays)
+
+    def _sync(self, owner: str) -> StateSync:
+        """The state sync of one worker object; the worker's names change with every call."""
+        token = owner.split(":", 1)[0]
+        if token and token != self.token:
+            self.token, self.syncs = token, {}
+        return self.syncs.setdefault(owner, StateSync())
+
+    def _run(self, target: str, args: list, kwargs: dict, state: dict | None) -> tuple[Any, dict | None]:
+        module_name, _, path = target.partition(".")
+        holder: Any = getattr(self.modules, module_name)
+        parts = path.split(".")
+        for part in parts[:-1]:
+            holder = getattr(holder, part)
+        function = getattr(holder, parts[-1])
+        if state is None:
+            return function(*args, **kwargs), None
+        if not isinstance(holder, type) or not isinstance(state, dict):
+            raise TypeError(f"{target} is not a method of a class")
+        instance = holder.__new__(holder)
+        vars(instance).update(state)
+        return function(instance, *args, **kwargs), dict(vars(instance))
+
+    def used(self) -> list[str]:
+        return [t for t in self.targets if self.uses.get(t, HelperUse()).calls]
+
+    def differing(self) -> list[str]:
+        """The helpers whose student version gave other results than the reference's here."""
+        return [t for t in self.used() if self.uses[t].differs]
+
+    def note(self, owner: dict[str, str]) -> str:
+        """The feedback: which helpers the reference stood in for, and where they are graded."""
+        differing = self.differing()
+        lines = [f"Graded with the reference {short_name(t)} in place of yours, which "
+                 f"{self.uses[t].differs}: your {short_name(t)} loses its points in "
+                 f"{owner.get(t, 'its own question')}, not here." for t in differing]
+        if not lines:
+            lines = ["Graded with the reference's " + ", ".join(
+                f"{short_name(t)} ({owner.get(t, '?')})" for t in self.used())
+                + " in place of yours: bugs there lose points in those questions, not here."]
+        return "\n".join(lines)
+
+
+class RelayedSession:
+    """The question's worker session, with the given helpers answered by the reference."""
+
+    def __init__(self, session: Session, helpers: ReferenceHelpers) -> None:
+        self.session = session
+        self.helpers = helpers
+
+    def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0,
+             **kwargs: Any) -> CallResult:
+        return self.session.call(target, *args, return_args=return_args, seed=seed, helpers=self.helpers,
+                                 **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.session, name)
+
+
+def short_name(target: str) -> str:
+    """``nn_basics.softmax`` -> ``softmax``; ``optim.Adam.step`` -> ``Adam.step``."""
+    return target.split(".", 1)[-1]
+
+
+def _aliases(state: dict, args: list, kwargs: dict) -> dict[str, list]:
+    """Attributes that are one of the call's arguments themselves: key -> ["args", i] or ["kwargs", name]."""
+    places = [(["args", i], a) for i, a in enumerate(args)] + [(["kwargs", k], a) for k, a in kwargs.items()]
+    return {key: place for key, value in state.items() for place, argument in places
+            if value is argument and isinstance(argument, (list, dict, np.ndarray))}
+
+
+def _holds_opaque(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, Opaque) or depth > 64:
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_opaque(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_opaque(v, depth + 1) for v in value.values())
+    return False
+
+
+def _difference(own: Any, value: Any, new_state: dict | None) -> str | None:
+    """How the student's own helper differed from the reference on the same inputs, or None."""
+    if not isinstance(own, dict):
+        return None
+    if "raised" in own:
+        raised = str(own["raised"])
+        return "is not implemented yet" if raised == "NotImplementedError" else f"raises {raised} here"
+    if "state" in own and new_state is not None:
+        mine = own["state"] if isinstance(own["state"], dict) else {}
+        keys = [k for k in new_state if k in mine]
+        return None if all(_same(mine[k], new_state[k]) for k in keys) else "leaves other values here"
+    if "value" in own:
+        return None if _same(own["value"], value) else "gives other values here"
+    return None
+
+
+def _same(mine: Any, theirs: Any, depth: int = 0) -> bool:
+    if depth > 64:
+        return False
+    if isinstance(theirs, (tuple, list)):
+        return isinstance(mine, (tuple, list)) and len(mine) == len(theirs) and all(
+            _same(a, b, depth + 1) for a, b in zip(mine, theirs))
+    if isinstance(theirs, dict):
+        return isinstance(mine, dict) and set(mine) == set(theirs) and all(
+            _same(mine[k], theirs[k], depth + 1) for k in theirs)
+    if isinstance(theirs, int) and isinstance(mine, int) or isinstance(theirs, (bool, str, type(None))):
+        return type(mine) is type(theirs) and mine == theirs
+    if isinstance(theirs, (np.ndarray, float, int, np.generic)):
+        try:
+            a, b = np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
+    if isinstance(theirs, np.random.Generator):
+        return isinstance(mine, np.random.Generator) and _same(
+            mine.bit_generator.state, theirs.bit_generator.state, depth + 1)
+    return False  # nothing else comes out of the wire: an Opaque or a stranger never agrees
