@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from autograder.protocol import Decoder, Encoder, Opaque, ProtocolError, pack
+from autograder.protocol import ArgRef, Decoder, Encoder, Handle, ObjectState, Opaque, ProtocolError, pack
 from autograder.sandbox import CallResult, Session
 from autograder.worker.helpers import StateSync, generators_in
 
@@ -41,12 +41,15 @@ class ReferenceHelpers:
     token: str = ""
     syncs: dict[str, StateSync] = field(default_factory=dict)
 
-    def answer(self, document: dict, arrays: list) -> bytes:
+    def answer(self, document: dict, arrays: list, ask: Callable[[bytes], tuple[dict, list]]) -> bytes:
+        """The reply to one helper call; ``ask`` sends a callback to the worker and returns its answer."""
         target = document.get("helper")
         if target not in self.targets:
             raise ProtocolError(f"a helper call of {target!r}, which this call did not replace")
         decoder = Decoder(arrays)
-        args, kwargs = decoder.decode(document.get("args", [])), decoder.decode(document.get("kwargs", {}))
+        callbacks = _Callbacks(ask, self.modules)
+        args = callbacks.inward(decoder.decode(document.get("args", [])), ("args",))
+        kwargs = callbacks.inward(decoder.decode(document.get("kwargs", {})), ("kwargs",))
         sync = self._sync(str(document.get("owner", ":")))
         state = sync.incoming(decoder.decode(document["state"])) if "state" in document else None
         if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds_opaque([args, kwargs, state]):
@@ -112,6 +115,75 @@ class ReferenceHelpers:
                 f"{short_name(t)} ({owner.get(t, '?')})" for t in self.used())
                 + " in place of yours: bugs there lose points in those questions, not here."]
         return "\n".join(lines)
+
+
+class CallbackFailed(Exception):
+    """The student's object raised when the reference called it back."""
+
+
+class _Remote:
+    """One of the worker's objects, seen by the reference: its methods are called back there."""
+
+    def __init__(self, index: int, callbacks: "_Callbacks") -> None:
+        self._index = index
+        self._callbacks = callbacks
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self._callbacks.call(self._index, name, args, kwargs)
+
+
+class _Callbacks:
+    """The worker's objects in one helper call (``minibatch_parse``'s model) and the way back to them.
+
+    The reference's own objects it passes back (its ``PartialParse``s) go as their state, and
+    the helper call's arguments inside them (a parse's sentence) as references to the worker's
+    very objects, which the student's code may recognise by identity."""
+
+    def __init__(self, ask: Callable[[bytes], tuple[dict, list]], modules: SimpleNamespace) -> None:
+        self.ask = ask
+        self.modules = modules
+        self.paths: dict[int, tuple] = {}  # id of an argument (list, dict, array) -> where it is
+        self.kept: list[Any] = []  # what paths and ids name stays alive for the call
+        self.ids: dict[int, int] = {}
+
+    def inward(self, value: Any, path: tuple) -> Any:
+        if isinstance(value, Handle):
+            return _Remote(value.index, self)
+        if isinstance(value, (list, dict, np.ndarray)):
+            self.paths[id(value)] = path
+            self.kept.append(value)
+        if isinstance(value, list):
+            value[:] = [self.inward(item, path + (i,)) for i, item in enumerate(value)]
+        elif isinstance(value, dict):
+            value.update({key: self.inward(item, path + (key,)) for key, item in value.items()})
+        elif isinstance(value, tuple):
+            return tuple(self.inward(item, path + (i,)) for i, item in enumerate(value))
+        return value
+
+    def call(self, index: int, method: str, args: tuple, kwargs: dict) -> Any:
+        encoder = Encoder()
+        reply, arrays = self.ask(pack({"callback": index, "method": method,
+                                       "args": encoder.encode(self.outward(list(args))),
+                                       "kwargs": encoder.encode(self.outward(kwargs))}, encoder.arrays))
+        if "raised" in reply:
+            raise CallbackFailed(f"your code's {method} raised {reply['raised']}: {reply.get('message', '')}")
+        return Decoder(arrays).decode(reply.get("value"))
+
+    def outward(self, value: Any) -> Any:
+        if id(value) in self.paths:
+            return ArgRef(self.paths[id(value)])
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.outward(item) for item in value)
+        if isinstance(value, dict):
+            return {key: self.outward(item) for key, item in value.items()}
+        cls = type(value)
+        if getattr(getattr(self.modules, cls.__module__, None), cls.__qualname__, None) is cls:
+            self.kept.append(value)  # one of the reference's own objects
+            number = self.ids.setdefault(id(value), len(self.ids))
+            return ObjectState(number, f"{cls.__module__}.{cls.__qualname__}", self.outward(dict(vars(value))))
+        return value
 
 
 class RelayedSession:

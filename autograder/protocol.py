@@ -88,6 +88,32 @@ KEPT = _Kept()
 
 
 @dataclass(frozen=True)
+class Handle:
+    """An object of the worker's that cannot travel (a model passed to a helper): the grader may
+    call its methods back through the worker (:mod:`autograder.carried_forward`)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class ArgRef:
+    """The worker's own argument at ``path`` of the current helper call, as the very object."""
+
+    path: tuple
+
+
+@dataclass(frozen=True)
+class ObjectState:
+    """An object of the grader's (a reference ``PartialParse``) shown to a worker callback as an
+    instance of the student's class ``cls`` with the attributes ``state``; ``id`` keeps it the
+    same object from one callback to the next."""
+
+    id: int
+    cls: str
+    state: dict
+
+
+@dataclass(frozen=True)
 class FixtureRef:
     """Asks the worker to build ``name(*args, **kwargs)`` from the assignment's public fixtures."""
 
@@ -155,6 +181,13 @@ class Encoder:
             return {"$student": value.target}
         if value is KEPT:
             return {"$kept": 1}
+        if isinstance(value, Handle):
+            return {"$handle": int(value.index)}
+        if isinstance(value, ArgRef):
+            return {"$argref": [self.encode(p, depth + 1) for p in value.path]}
+        if isinstance(value, ObjectState):
+            return {"$object": {"id": int(value.id), "cls": str(value.cls),
+                                "state": self.encode(value.state, depth + 1)}}
         if isinstance(value, np.random.Generator):
             state = value.bit_generator.state
             if state.get("bit_generator") in _GENERATORS:
@@ -225,6 +258,16 @@ class Decoder:
             return self.student(body)
         if tag == "$kept":
             return KEPT
+        if tag == "$handle" and type(body) is int:
+            return Handle(body)
+        if tag == "$argref" and isinstance(body, list) and all(type(p) in (int, str) for p in body):
+            return ArgRef(tuple(body))
+        if tag == "$object" and isinstance(body, dict) and type(body.get("id")) is int \
+                and isinstance(body.get("cls"), str):
+            state = self.decode(body.get("state"), depth + 1)
+            if not isinstance(state, dict):
+                raise ProtocolError("an object's state is not a dict")
+            return ObjectState(body["id"], body["cls"], state)
         if tag == "$rng":
             return _generator(self.decode(body, depth + 1))
         raise ProtocolError(f"unexpected tag {tag!r}")

@@ -20,6 +20,7 @@ import stat
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -146,7 +147,7 @@ class HelperAnswers(Protocol):
 
     targets: list[str]
 
-    def answer(self, document: dict, arrays: list) -> bytes: ...
+    def answer(self, document: dict, arrays: list, ask: Callable[[bytes], tuple[dict, list]]) -> bytes: ...
 
 
 def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int,
@@ -158,6 +159,21 @@ def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool,
     if helpers:
         request["helpers"] = list(helpers)
     return request, encoder.arrays
+
+
+def _ask(process: "_Process", deadline: float, helpers: HelperAnswers | None,
+         message: bytes) -> tuple[dict, list]:
+    """Sends the worker ``message`` (a request, or the answer to a callback) and reads its answer,
+    answering the helper calls the worker makes meanwhile (which may call back in turn)."""
+    write_all(process.request_w, message)
+    document, arrays = process.reader.read(deadline)
+    while "helper" in document:
+        if helpers is None:
+            raise ProtocolError("a helper call that the request did not allow")
+        answer = helpers.answer(document, arrays, partial(_ask, process, deadline, helpers))
+        write_all(process.request_w, answer)
+        document, arrays = process.reader.read(deadline)
+    return document, arrays
 
 
 class _Process:
@@ -291,13 +307,7 @@ class WorkerSession:
                                          helpers=helpers.targets if helpers else None)
         try:
             process = self._ensure_started(deadline)
-            write_all(process.request_w, pack(request, arrays))
-            document, arrays = process.reader.read(deadline)
-            while "helper" in document:  # a helper call in the middle of this one
-                if helpers is None:
-                    raise ProtocolError("a helper call that the request did not allow")
-                write_all(process.request_w, helpers.answer(document, arrays))
-                document, arrays = process.reader.read(deadline)
+            document, arrays = _ask(process, deadline, helpers, pack(request, arrays))
         except ReadTimeout:
             self.timed_out_on = target
             self.used = self.budget

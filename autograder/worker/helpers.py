@@ -21,11 +21,13 @@ import random
 import secrets
 import sys
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from autograder.protocol import KEPT, Decoder, Encoder, FrameReader, ProtocolError, pack, write_all
+from autograder.protocol import (KEPT, ArgRef, Decoder, Encoder, FrameReader, Handle, ObjectState, ProtocolError,
+                                 pack, write_all)
 
 # Calls per helper on which the student's own helper also runs, to compare: a bug may show only
 # on some inputs (LEFT-ARC, not SHIFT), so small calls are compared until one differs; calls with
@@ -60,6 +62,8 @@ class Relay:
                  scratch: str) -> None:
         self.channel = channel
         self.scratch = scratch
+        self.resolve = resolve
+        self.objects: dict[int, Any] = {}  # the grader's objects as this side shows them to callbacks
         self.compared: dict[str, int] = {}
         self.token = secrets.token_hex(8)  # names this call's objects to the grader
         self.syncs: dict[int, tuple[Any, StateSync]] = {}  # id(owner) -> (owner, its state sync)
@@ -105,9 +109,10 @@ class Relay:
     def call(self, target: str, original: Callable, args: tuple, kwargs: dict, *, method: bool) -> Any:
         owner = args[0] if method else None
         rest = args[1:] if method else args
+        handles: list[Any] = []  # objects that cannot travel: the grader calls them back
         encoder = Encoder()
-        document: dict[str, Any] = {"helper": target, "args": encoder.encode(list(rest)),
-                                    "kwargs": encoder.encode(kwargs)}
+        document: dict[str, Any] = {"helper": target, "args": encoder.encode(_wrap(list(rest), handles)),
+                                    "kwargs": encoder.encode(_wrap(kwargs, handles))}
         if owner is not None:
             sync = self._sync(owner)
             document["owner"] = f"{self.token}:{id(owner)}"
@@ -115,6 +120,8 @@ class Relay:
         if self._compare(target, sum(a.nbytes for a in encoder.arrays)):
             document["own"] = encoder.encode(_own_result(original, args, kwargs, method=method))
         reply, arrays = self.channel.ask(document, encoder.arrays)
+        while "callback" in reply:  # the reference calls a method of one of the handles
+            reply, arrays = self.channel.ask(*self._callback(reply, arrays, handles, (rest, kwargs)))
         if reply.get("unavailable"):  # the grader cannot run these inputs: the student's own helper
             return original(*args, **kwargs)
         decoder = Decoder(arrays)
@@ -128,6 +135,36 @@ class Relay:
         for mine, theirs in zip(generators_in([rest, kwargs]), decoder.decode(reply.get("generators", []))):
             _merge(mine, theirs)
         return decoder.decode(reply.get("value"))
+
+    def _callback(self, request: dict, arrays: list, handles: list, arguments: tuple) -> tuple[dict, list]:
+        """Runs ``handle.method(*args)`` for the grader; the student's code may raise anything."""
+        try:
+            decoder = Decoder(arrays)
+            handle = handles[int(request["callback"])]
+            call_args = self._materialise(decoder.decode(request.get("args", [])), arguments)
+            call_kwargs = self._materialise(decoder.decode(request.get("kwargs", {})), arguments)
+            value = getattr(handle, str(request.get("method")))(*call_args, **call_kwargs)
+            encoder = Encoder()
+            return {"value": encoder.encode(value)}, encoder.arrays
+        except BaseException as exc:
+            return {"raised": type(exc).__name__, "message": str(exc)[:2000]}, []
+
+    def _materialise(self, value: Any, arguments: tuple) -> Any:
+        """A callback's arguments as the worker's objects: the helper call's own arguments where
+        the grader names them, and a stable stand-in object for each of the grader's objects."""
+        if isinstance(value, ArgRef):
+            found: Any = {"args": arguments[0], "kwargs": arguments[1]}
+            for key in value.path:
+                found = found[key]
+            return found
+        if isinstance(value, ObjectState):
+            shown = self.objects.get(value.id)
+            if shown is None:
+                shown = self.objects[value.id] = _instance(value.cls, self.resolve)
+            vars(shown).clear()
+            vars(shown).update(self._materialise(value.state, arguments))
+            return shown
+        return StateSync._each(value, (), lambda item, _: self._materialise(item, arguments))
 
     def _sync(self, owner: Any) -> "StateSync":
         # the owner is kept alive with its sync, so its id names no other object during this call
@@ -168,6 +205,31 @@ def _own_result(original: Callable, args: tuple, kwargs: dict, *, method: bool) 
     finally:
         random.setstate(saved[0])
         np.random.set_state(saved[1])
+
+
+_PLAIN = (type(None), bool, int, float, str, np.ndarray, np.generic, np.random.Generator)
+
+
+def _wrap(value: Any, handles: list[Any]) -> Any:
+    """``value`` with every object that cannot travel replaced by a :class:`Handle` to it."""
+    if isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, (list, tuple)) or isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return StateSync._each(value, (), lambda item, _: _wrap(item, handles))
+    handles.append(value)
+    return Handle(len(handles) - 1)
+
+
+def _instance(cls_name: str, resolve: Callable[[str], Any]) -> Any:
+    """An empty instance of the student's class of that name, for a callback to read its attributes;
+    a plain namespace when there is no such class or it cannot be made without its __init__."""
+    try:
+        cls = resolve(cls_name)
+        if isinstance(cls, type):
+            return cls.__new__(cls)
+    except Exception:
+        pass
+    return SimpleNamespace()
 
 
 def _argument(place: Any, args: tuple, kwargs: dict) -> Any:
