@@ -10,6 +10,7 @@ helper never costs a student anything, and its feedback says which helper was re
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -31,11 +32,79 @@ class HelperUse:
     failed: str | None = None
 
 
-@dataclass
-class ReferenceHelpers:
-    """Answers helper calls from the reference modules; keeps what it saw for the feedback."""
+class NoAnswer(Exception):
+    """The source cannot answer this call: the worker runs the student's own helper instead."""
 
-    modules: SimpleNamespace
+
+@dataclass
+class Answer:
+    """The reference's answer to one helper call: its value, for a method the object's new state,
+    and the state of every random generator among the arguments after the call."""
+
+    value: Any
+    state: dict | None
+    generators: list
+
+
+class LiveHelpers:
+    """Answers helper calls by running the reference solution in this process. With ``recorder``
+    (``release``), it also keeps every call and answer, for the student bundle's ``check``."""
+
+    def __init__(self, modules: SimpleNamespace, recorder: Callable[[str, tuple, Answer], None] | None = None) -> None:
+        self.modules = modules
+        self.recorder = recorder
+
+    def run(self, target: str, args: list, kwargs: dict, state: dict | None) -> Answer:
+        inputs = copy.deepcopy((args, kwargs, state)) if self.recorder else None
+        module_name, _, path = target.partition(".")
+        holder: Any = getattr(self.modules, module_name)
+        parts = path.split(".")
+        for part in parts[:-1]:
+            holder = getattr(holder, part)
+        function = getattr(holder, parts[-1])
+        if state is None:
+            answer = Answer(function(*args, **kwargs), None, [])
+        elif isinstance(holder, type):
+            instance = holder.__new__(holder)
+            vars(instance).update(state)
+            answer = Answer(function(instance, *args, **kwargs), dict(vars(instance)), [])
+        else:
+            raise TypeError(f"{target} is not a method of a class")
+        answer.generators = generators_in([args, kwargs])
+        if self.recorder is not None and not _holds_remote(inputs):
+            self.recorder(target, inputs, copy.deepcopy(answer))
+        return answer
+
+
+class RecordedHelpers:
+    """Answers helper calls from those ``release`` recorded on the reference, in the student bundle:
+    a call whose inputs match a recorded one (within rounding) gets its answer; any other call is
+    the student's own helper's, as the bundle has no reference to ask."""
+
+    modules = SimpleNamespace()  # no reference objects here to call back with
+
+    def __init__(self, calls: list[tuple[str, tuple, Answer]]) -> None:
+        self.calls: dict[str, list[tuple[tuple, Answer]]] = {}
+        for target, inputs, answer in calls:
+            self.calls.setdefault(target, []).append((inputs, answer))
+
+    def run(self, target: str, args: list, kwargs: dict, state: dict | None) -> Answer:
+        if _holds_remote([args, kwargs]):
+            raise NoAnswer(target)
+        for inputs, answer in self.calls.get(target, []):
+            if _same(inputs, (args, kwargs, state), rtol=1e-9, atol=1e-12):
+                return copy.deepcopy(answer)
+        raise NoAnswer(target)
+
+
+HelperSource = LiveHelpers | RecordedHelpers
+
+
+@dataclass
+class HelperBridge:
+    """Answers the helper calls of one test's rerun from ``source``; keeps what it saw for the feedback."""
+
+    source: HelperSource
     targets: list[str]
     uses: dict[str, HelperUse] = field(default_factory=dict)
     token: str = ""
@@ -47,31 +116,35 @@ class ReferenceHelpers:
         if target not in self.targets:
             raise ProtocolError(f"a helper call of {target!r}, which this call did not replace")
         decoder = Decoder(arrays)
-        callbacks = _Callbacks(ask, self.modules)
+        callbacks = _Callbacks(ask, self.source.modules)
         args = callbacks.inward(decoder.decode(document.get("args", [])), ("args",))
         kwargs = callbacks.inward(decoder.decode(document.get("kwargs", {})), ("kwargs",))
         sync = self._sync(str(document.get("owner", ":")))
         state = sync.incoming(decoder.decode(document["state"])) if "state" in document else None
         if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds_opaque([args, kwargs, state]):
             return pack({"unavailable": True}, [])  # inputs that cannot cross: the student's own helper
-        use = self.uses.setdefault(target, HelperUse())
-        use.calls += 1
         try:
-            value, new_state = self._run(target, args, kwargs, state)
+            answer = self.source.run(target, args, kwargs, state)
+        except NoAnswer:
+            return pack({"unavailable": True}, [])
         except Exception as exc:  # the reference on inputs the student's code made
-            use.failed = use.failed or f"{type(exc).__name__}: {exc}"
+            self.uses.setdefault(target, HelperUse()).failed = f"{type(exc).__name__}: {exc}"
             return pack({"ok": False, "message": f"the reference {short_name(target)} raised "
                                                   f"{type(exc).__name__} on the inputs your code gave it: {exc}"}, [])
+        use = self.uses.setdefault(target, HelperUse())
+        use.calls += 1
         if "own" in document and use.differs is None:
-            use.differs = _difference(decoder.decode(document["own"]), value, new_state)
+            use.differs = _difference(decoder.decode(document["own"]), answer.value, answer.state)
+        return self._reply(answer, args, kwargs, sync)
+
+    def _reply(self, answer: Answer, args: list, kwargs: dict, sync: StateSync) -> bytes:
         encoder = Encoder()
-        reply = {"ok": True, "value": encoder.encode(value),
-                 "generators": encoder.encode(generators_in([args, kwargs]))}
-        if new_state is not None:
+        reply = {"ok": True, "value": encoder.encode(answer.value), "generators": encoder.encode(answer.generators)}
+        if answer.state is not None:
             # `self.sentence = sentence` keeps the caller's very object: say so, rather than send a copy
-            aliases = _aliases(new_state, args, kwargs)
+            aliases = _aliases(answer.state, args, kwargs)
             reply["aliases"] = aliases
-            reply["state"] = encoder.encode(sync.outgoing({k: v for k, v in new_state.items()
+            reply["state"] = encoder.encode(sync.outgoing({k: v for k, v in answer.state.items()
                                                            if k not in aliases}))
         return pack(reply, encoder.arrays)
 
@@ -81,21 +154,6 @@ class ReferenceHelpers:
         if token and token != self.token:
             self.token, self.syncs = token, {}
         return self.syncs.setdefault(owner, StateSync())
-
-    def _run(self, target: str, args: list, kwargs: dict, state: dict | None) -> tuple[Any, dict | None]:
-        module_name, _, path = target.partition(".")
-        holder: Any = getattr(self.modules, module_name)
-        parts = path.split(".")
-        for part in parts[:-1]:
-            holder = getattr(holder, part)
-        function = getattr(holder, parts[-1])
-        if state is None:
-            return function(*args, **kwargs), None
-        if not isinstance(holder, type) or not isinstance(state, dict):
-            raise TypeError(f"{target} is not a method of a class")
-        instance = holder.__new__(holder)
-        vars(instance).update(state)
-        return function(instance, *args, **kwargs), dict(vars(instance))
 
     def used(self) -> list[str]:
         return [t for t in self.targets if self.uses.get(t, HelperUse()).calls]
@@ -187,9 +245,9 @@ class _Callbacks:
 
 
 class RelayedSession:
-    """The question's worker session, with the given helpers answered by the reference."""
+    """The question's worker session, with the given helpers answered through ``helpers``."""
 
-    def __init__(self, session: Session, helpers: ReferenceHelpers) -> None:
+    def __init__(self, session: Session, helpers: HelperBridge) -> None:
         self.session = session
         self.helpers = helpers
 
@@ -212,6 +270,16 @@ def _aliases(state: dict, args: list, kwargs: dict) -> dict[str, list]:
     places = [(["args", i], a) for i, a in enumerate(args)] + [(["kwargs", k], a) for k, a in kwargs.items()]
     return {key: place for key, value in state.items() for place, argument in places
             if value is argument and isinstance(argument, (list, dict, np.ndarray))}
+
+
+def _holds_remote(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, _Remote) or depth > 64:
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_remote(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_remote(v, depth + 1) for v in value.values())
+    return False
 
 
 def _holds_opaque(value: Any, depth: int = 0) -> bool:
@@ -240,23 +308,26 @@ def _difference(own: Any, value: Any, new_state: dict | None) -> str | None:
     return None
 
 
-def _same(mine: Any, theirs: Any, depth: int = 0) -> bool:
+def _same(mine: Any, theirs: Any, depth: int = 0, *, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+    """Whether two decoded values agree: numbers and arrays within the tolerances, the rest exactly."""
     if depth > 64:
         return False
     if isinstance(theirs, (tuple, list)):
         return isinstance(mine, (tuple, list)) and len(mine) == len(theirs) and all(
-            _same(a, b, depth + 1) for a, b in zip(mine, theirs))
+            _same(a, b, depth + 1, rtol=rtol, atol=atol) for a, b in zip(mine, theirs))
     if isinstance(theirs, dict):
         return isinstance(mine, dict) and set(mine) == set(theirs) and all(
-            _same(mine[k], theirs[k], depth + 1) for k in theirs)
+            _same(mine[k], theirs[k], depth + 1, rtol=rtol, atol=atol) for k in theirs)
     if isinstance(theirs, int) and isinstance(mine, int) or isinstance(theirs, (bool, str, type(None))):
         return type(mine) is type(theirs) and mine == theirs
     if isinstance(theirs, (np.ndarray, float, int, np.generic)):
         try:
-            a, b = np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float)
+            a, b = np.asarray(mine), np.asarray(theirs)
+            if a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+                return a.shape == b.shape and bool(np.array_equal(a, b))
+            return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
         except (TypeError, ValueError):
             return False
-        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
     if isinstance(theirs, np.random.Generator):
         return isinstance(mine, np.random.Generator) and _same(
             mine.bit_generator.state, theirs.bit_generator.state, depth + 1)

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from autograder.carried_forward import Answer, HelperSource, LiveHelpers, RecordedHelpers
 from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
 from autograder.sandbox import CallResult
 from autograder.worker import probes
@@ -38,6 +39,9 @@ _MAX_BYTES = 256 * 1024 * 1024
 
 class ReferenceCalls(Protocol):
     def call(self, target: str, args: list, kwargs: dict) -> CallResult: ...
+
+    def helper_source(self) -> HelperSource:
+        """What answers the student's helpers when a test runs again with them replaced."""
 
 
 class ExpectedValueMissing(Exception):
@@ -77,6 +81,9 @@ class LiveReference:
         self.reference = _ReferenceModules(modules)
         self.fixtures = fixtures
 
+    def helper_source(self) -> HelperSource:
+        return LiveHelpers(self.reference.modules)
+
     def call(self, target: str, args: list, kwargs: dict) -> CallResult:
         built: dict[str, Any] = {}
 
@@ -109,6 +116,19 @@ class RecordedCall(BaseModel):
     fixtures: Any
 
 
+class RecordedHelper(BaseModel):
+    """One helper call the reference answered while a public test ran again with its helpers
+    replaced: what the reference got (arguments, keyword arguments, object state) and gave."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    target: str
+    inputs: Any
+    value: Any
+    state: Any
+    generators: Any
+
+
 class Recording(BaseModel):
     """The JSON part of the recording file; arrays travel beside it (:mod:`autograder.protocol`)."""
 
@@ -118,6 +138,7 @@ class Recording(BaseModel):
     assignment: str
     numpy: str
     calls: dict[str, RecordedCall]
+    helpers: list[RecordedHelper] = []
 
 
 class RecordingReference:
@@ -128,6 +149,15 @@ class RecordingReference:
         self.assignment = assignment
         self.encoder = Encoder()
         self.calls: dict[str, RecordedCall] = {}
+        self.helpers: list[RecordedHelper] = []
+
+    def helper_source(self) -> HelperSource:
+        return LiveHelpers(self.live.reference.modules, recorder=self.record_helper)
+
+    def record_helper(self, target: str, inputs: tuple, answer: Answer) -> None:
+        encode = self.encoder.encode
+        self.helpers.append(RecordedHelper(target=target, inputs=encode(inputs), value=encode(answer.value),
+                                           state=encode(answer.state), generators=encode(answer.generators)))
 
     def call(self, target: str, args: list, kwargs: dict) -> CallResult:
         result = self.live.call(target, args, kwargs)
@@ -139,7 +169,7 @@ class RecordingReference:
 
     def save(self, path: Path) -> None:
         document = Recording(format=_FORMAT, assignment=self.assignment, numpy=np.__version__,
-                             calls=self.calls)
+                             calls=self.calls, helpers=self.helpers)
         Path(path).write_bytes(pack(document.model_dump(), self.encoder.arrays))
 
 
@@ -167,6 +197,12 @@ class RecordedReference:
                                        "bundle again") from None
         finally:
             os.close(descriptor)
+
+    def helper_source(self) -> HelperSource:
+        decode = Decoder(self.arrays).decode
+        return RecordedHelpers([(h.target, decode(h.inputs),
+                                 Answer(decode(h.value), decode(h.state), decode(h.generators)))
+                                for h in self.recording.helpers])
 
     def call(self, target: str, args: list, kwargs: dict) -> CallResult:
         recorded = self.recording.calls.get(request_key(target, args, kwargs))

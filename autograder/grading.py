@@ -108,7 +108,8 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
             with sessions(spec, question.time_limit, question.id) as worker:
                 rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
                                                        "fixtures": fixtures, "reference": expected,
-                                                       "answers": answers})
+                                                       "answers": answers,
+                                                       "helpers": expected.helper_source()})
     output = "\n".join(note for note in (submission.note, answers.note) if note)
     return assemble(config, rows, output=output, seconds=time.monotonic() - started,
                     include_hidden=include_hidden)

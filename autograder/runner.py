@@ -23,7 +23,7 @@ from typing import Any
 
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
 
-from autograder.carried_forward import ReferenceHelpers, RelayedSession
+from autograder.carried_forward import HelperBridge, HelperSource, RelayedSession
 from autograder.config import Assignment, ConfigError
 from autograder.ownership import helpers_of, owners
 from autograder.testing import GradedTestCase
@@ -229,18 +229,22 @@ class SafeJSONTestRunner(JSONTestRunner):
 def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
     """Run ``tests`` with ``context`` (worker, ref, fixtures) attached; one row per test, in order.
 
-    A test that loses points after reaching helpers of other questions runs again with the
-    reference's helpers, when the reference is at hand (``context["ref"]``), and keeps the better
-    row (error carried forward, :mod:`autograder.carried_forward`)."""
+    A test that loses points after reaching helpers of other questions runs again with them
+    answered by ``context["helpers"]`` (the reference, or in the student bundle what ``release``
+    recorded of it), and keeps the better row: error carried forward
+    (:mod:`autograder.carried_forward`). While ``release`` records, every such test runs again."""
     rows = _run_suite(tests, context)
-    if context.get("ref") is None:
+    source: HelperSource | None = context.get("helpers")
+    if source is None:
         return rows
-    return [_carried_forward(info, row, context) if row["score"] < info.weight - 1e-9 and info.helpers
-            else row for info, row in zip(tests, rows)]
+    again = getattr(source, "recorder", None) is not None
+    return [_carried_forward(info, row, context, source)
+            if info.helpers and (again or row["score"] < info.weight - 1e-9) else row
+            for info, row in zip(tests, rows)]
 
 
-def _carried_forward(info: TestInfo, row: dict, context: dict[str, Any]) -> dict:
-    helpers = ReferenceHelpers(context["ref"], [f for f, _ in info.helpers])
+def _carried_forward(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource) -> dict:
+    helpers = HelperBridge(source, [f for f, _ in info.helpers])
     (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers)})
     # The rerun's row when it scores better, or as well while a helper of the student's differed:
     # then it tells what is wrong in this question's own code, without the helper's bug.

@@ -1,0 +1,227 @@
+"""Error carried forward: ownership, and helpers answered by the grader across the worker's wire."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from autograder.carried_forward import HelperBridge, LiveHelpers, RecordedHelpers, RelayedSession
+from autograder.config import AssignmentConfig, Limits, load_assignment
+from autograder.ownership import helpers_of, owners
+from autograder.protocol import KEPT, round_trip
+from autograder.runner import collect_tests
+from autograder.sandbox import StudentRaised, WorkerSession, WorkerSpec
+from autograder.worker.helpers import StateSync
+
+# The student's modules: `square` is buggy; `total`, `Walker.walk` and `run_model` use helpers.
+STUDENT = {
+    "basics.py": '''
+        import numpy as np
+
+        def square(x):
+            return x * x + 1.0          # the bug: the reference has no + 1
+
+        def total(xs):
+            return float(sum(square(x) for x in xs))
+
+        def noisy(rng):
+            return float(rng.random())
+
+        def draw_twice(rng):
+            return [noisy(rng), noisy(rng)]
+        ''',
+    "uses.py": '''
+        from basics import square as sq    # the helper under another name, in another module
+
+        def total_elsewhere(xs):
+            return float(sum(sq(x) for x in xs))
+        ''',
+    "walker.py": '''
+        class Walker:
+            def __init__(self, path):
+                self.path = path            # the caller's very list
+                self.position = 0
+                self.weights = __import__("numpy").zeros(20000)
+
+            def step(self, k):
+                self.position += 2 * k      # the bug: the reference steps by k
+                self.weights[0] += 1
+
+        def walk(path, steps):
+            walker = Walker(path)
+            for k in steps:
+                walker.step(k)
+            return walker.position, walker.path is path, float(walker.weights[0])
+
+        def ask(model, items):
+            return model.choose(items)
+
+        class Model:
+            def __init__(self):
+                self.seen = []
+
+            def choose(self, walkers):
+                self.seen.append([w.position for w in walkers])
+                return [w.path is PATHS[i] for i, w in enumerate(walkers)]
+
+        PATHS = [[1, 2], [3]]
+
+        def through_callback():
+            model = Model()
+            return ask_about(model), model.seen
+
+        def ask_about(model):
+            return pick(model, PATHS)
+
+        def pick(model, paths):
+            raise NotImplementedError   # owned elsewhere; the reference answers
+        ''',
+}
+
+
+def reference_modules() -> types.SimpleNamespace:
+    basics = types.ModuleType("basics")
+    basics.square = lambda x: x * x
+    basics.noisy = lambda rng: float(rng.random())
+
+    class Walker:
+        def __init__(self, path):
+            self.path = path
+            self.position = 0
+            self.weights = np.zeros(20000)
+
+        def step(self, k):
+            self.position += k
+            self.weights[0] += 1
+
+    Walker.__module__, Walker.__qualname__ = "walker", "Walker"  # as if defined in walker.py
+    walker = types.ModuleType("walker")
+    walker.Walker = Walker
+
+    def pick(model, paths):
+        walkers = [Walker(p) for p in paths]
+        walkers[0].step(5)
+        return model.choose(walkers)
+
+    walker.pick = pick
+    return types.SimpleNamespace(basics=basics, walker=walker)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("student")
+    files = {}
+    for name, text in STUDENT.items():
+        files[name] = folder / name
+        files[name].write_text(textwrap.dedent(text))
+    spec = WorkerSpec(files=files, fixtures_module=None, limits=Limits(memory_mb=1024))
+    with WorkerSession(spec, 60, "2") as worker:
+        yield worker
+
+
+def relayed(session, *targets: str) -> tuple[RelayedSession, HelperBridge]:
+    bridge = HelperBridge(LiveHelpers(reference_modules()), list(targets))
+    return RelayedSession(session, bridge), bridge
+
+
+def test_a_helper_is_answered_by_the_reference_wherever_it_is_bound(session):
+    assert session.call("basics.total", [1.0, 2.0]).value == 7.0  # the student's own square
+    relay, bridge = relayed(session, "basics.square")
+    assert relay.call("basics.total", [1.0, 2.0]).value == 5.0
+    assert relay.call("uses.total_elsewhere", [3.0]).value == 9.0  # `from basics import square as sq`
+    assert bridge.uses["basics.square"].calls == 3
+    assert bridge.differing() == ["basics.square"]
+    assert "your square loses its points in 1a, not here" in bridge.note({"basics.square": "1a"})
+    # the next call without helpers runs the student's own again, in every module
+    assert session.call("uses.total_elsewhere", [3.0]).value == 10.0
+
+
+def test_a_method_travels_with_its_object_and_keeps_shared_objects(session):
+    relay, bridge = relayed(session, "walker.Walker.step")
+    position, same_path, weight = relay.call("walker.walk", [7], [1, 2, 3]).value
+    assert position == 6 and same_path and weight == 3.0  # the reference's steps, in place
+    assert bridge.differing() == ["walker.Walker.step"]
+    assert session.call("walker.walk", [7], [1, 2, 3]).value[0] == 12
+
+
+def test_a_generator_argument_moves_on_as_the_reference_drew(session):
+    relay, _ = relayed(session, "basics.noisy")
+    own = session.call("basics.draw_twice", np.random.default_rng(5)).value
+    replaced = relay.call("basics.draw_twice", np.random.default_rng(5)).value
+    assert replaced == own and replaced[0] != replaced[1]
+
+
+def test_a_helper_calls_back_the_students_objects(session):
+    relay, _ = relayed(session, "walker.pick")
+    with pytest.raises(StudentRaised):
+        session.call("walker.through_callback")
+    answers, seen = relay.call("walker.through_callback").value
+    # the student's model saw the reference's walkers as objects with their attributes, each
+    # holding the student's very path list
+    assert answers == [True, True] and seen == [[5, 0]]
+
+
+def test_a_failing_reference_is_reported_and_unknown_helpers_refused(session):
+    relay, _ = relayed(session, "basics.square")
+    with pytest.raises(StudentRaised, match="the reference square raised TypeError"):
+        relay.call("basics.total", ["text"])
+
+
+def test_recorded_answers_match_within_rounding_and_only_then():
+    answer = LiveHelpers(reference_modules()).run("basics.square", [3.0], {}, None)
+    recorded = RecordedHelpers([("basics.square", ([3.0], {}, None), answer)])
+    bridge_source = recorded.run("basics.square", [3.0 + 1e-13], {}, None)
+    assert bridge_source.value == 9.0
+    with pytest.raises(Exception, match="basics.square"):
+        recorded.run("basics.square", [3.1], {}, None)
+
+
+def test_state_sync_sends_an_unchanged_large_array_once():
+    sender, receiver = StateSync(), StateSync()
+    state = {"w": np.arange(10000.0), "small": np.ones(3), "n": 1}
+    first = receiver.incoming(round_trip(sender.outgoing(state)))
+    assert np.array_equal(first["w"], state["w"])
+    second = sender.outgoing(state)
+    assert second["w"] is KEPT and second["small"] is not KEPT
+    assert np.array_equal(receiver.incoming(round_trip(second))["w"], state["w"])
+    state["w"][0] = -1.0  # changed in place: travels again
+    assert sender.outgoing(state)["w"] is not KEPT
+
+
+# ------------------------------------------------------------------------------------ ownership
+
+
+def test_owner_is_the_config_s_or_the_first_question_that_names_it():
+    config = AssignmentConfig.model_validate({
+        "name": "x", "title": "x", "total_points": 3, "submission_files": ["m.py"],
+        "questions": [{"id": "1", "title": "a", "points": 1},
+                      {"id": "2", "title": "b", "points": 1, "owns": ["m.init"]},
+                      {"id": "3", "title": "c", "points": 1, "shares": ["m.g"]}]})
+    owner = owners(config, {"1": [("m.f", "m.init")], "2": [("m.g", "m.f")], "3": [("m.h", "m.g", "m.f")]})
+    assert owner == {"m.init": "2", "m.f": "1", "m.g": "2", "m.h": "3"}
+    assert helpers_of(config.question("3"), ("m.h", "m.g", "m.f"), owner) == ("m.f",)
+    assert helpers_of(config.question("1"), ("m.f", "m.init"), owner) == ("m.init",)
+
+
+def test_a_function_has_one_owner():
+    with pytest.raises(ValidationError, match="more than one question owns m.f"):
+        AssignmentConfig.model_validate({
+            "name": "x", "title": "x", "total_points": 2, "submission_files": ["m.py"],
+            "questions": [{"id": "1", "title": "a", "points": 1, "owns": ["m.f"]},
+                          {"id": "2", "title": "b", "points": 1, "owns": ["m.f"]}]})
+
+
+@pytest.mark.parametrize("name", ["word2vec", "parser"])
+def test_public_tests_alone_give_the_same_owners(name):
+    """The student bundle has only the public tests: its `check` must replace the same helpers."""
+    assignment = load_assignment(name)
+    full = collect_tests(assignment)
+    public = collect_tests(assignment, include_hidden=False)
+    helpers = {t.number: t.helpers for tests in full.values() for t in tests}
+    for tests in public.values():
+        for test in tests:
+            assert test.helpers == helpers[test.number], test.number
