@@ -51,6 +51,15 @@ def dropout_masks(student, x, p_drop: float, seed: int) -> list:
     return [forward(x, p_drop, True, np.random.default_rng(s))[0] for s in (seed, seed, seed + 1)]
 
 
+def next_draw_after_dropout(student, x, p_drop: float, training: bool, seed: int) -> float:
+    """``dropout_forward`` with a generator seeded ``seed``, then that generator's next number: the
+    grader compares it with a fresh generator's first to see whether dropout drew from it."""
+    forward = student.attr("layers.dropout_forward")
+    generator = np.random.default_rng(seed)
+    forward(np.array(x, dtype=float), p_drop, training, generator)
+    return float(generator.random())
+
+
 def layer_round_trip(student, layer: str, forward_args: list, dout) -> dict:
     """``layer_forward(*forward_args)`` then ``layer_backward(dout, cache)``, in one worker call."""
     layers = student.module("layers")

@@ -87,7 +87,7 @@ class DropoutHidden(GradedTestCase):
         kept = (np.asarray(got["out"], dtype=float) != 0) / 0.75
         self.assert_close(got["dx"], dout * kept, "dx (the mask of the forward pass, times dout)", case=case)
 
-    @weight(1)
+    @weight(0.5)
     @number("1b.5")
     @tags("layers.dropout_forward")
     @visibility("after_due_date")
@@ -99,6 +99,22 @@ class DropoutHidden(GradedTestCase):
         self.assert_close(again, first, "mask with the same seed", case=case, rtol=0, atol=0)
         if np.array_equal(np.asarray(first), np.asarray(other)):
             self.fail(f"dropout_forward [{case}]: generators with different seeds gave the same mask")
+
+    @weight(0.5)
+    @number("1b.6")
+    @tags("layers.dropout_forward")
+    @visibility("after_due_date")
+    def test_draws_nothing_when_off(self):
+        """dropout draws no random numbers when it is off (evaluation, or p_drop = 0)"""
+        x = np.random.default_rng(15).standard_normal((6, 5))
+        untouched = float(np.random.default_rng(16).random())
+        for p_drop, training in ((0.5, False), (0.0, True)):
+            case = f"x of shape (6, 5), p_drop = {p_drop}, training = {training}"
+            after = self.call("fixtures:next_draw_after_dropout", x, p_drop, training, 16, case=case)
+            if after != untouched:
+                self.fail(f"dropout_forward [{case}]: drew random numbers from rng although dropout is off; "
+                          "its docstring asks for no draw then, so that evaluating the model never changes "
+                          "the masks that training draws next")
 
 
 class LayersHidden(GradedTestCase):
