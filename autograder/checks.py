@@ -62,7 +62,9 @@ def assert_close(actual: Any, expected: Any, what: str, *, rtol: float = 1e-5, a
         if expected.shape == () and got.size == 1:
             got = got.reshape(())
         else:
-            raise AssertionError(f"{what}: wrong shape {got.shape}, expected {expected.shape}")
+            transposed = got.ndim == 2 and got.shape == expected.shape[::-1]
+            raise AssertionError(f"{what}: wrong shape {got.shape}, expected {expected.shape}"
+                                 + (" (transposed?)" if transposed else ""))
     broken = ~np.isfinite(got)
     if broken.any():
         index = tuple(int(i) for i in np.argwhere(broken)[0])

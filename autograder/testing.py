@@ -83,7 +83,8 @@ class GradedTestCase(unittest.TestCase):
 
         When it does not, the message tells the student whether the gradient at least matches
         centred differences of their own loss (then the loss is the thing to fix) or not (then
-        the gradient formula is wrong), and whether their loss itself is right.
+        the gradient formula is wrong), and whether their loss itself is right. It says neither
+        when the shapes differ or the student's code warned of overflow: then the cause is that.
         """
         label = f"{what} [{case}]"
         try:
@@ -91,6 +92,12 @@ class GradedTestCase(unittest.TestCase):
             return
         except AssertionError as mismatch:
             verdict = str(mismatch)
+        if np.shape(grad) != np.shape(expected_grad):
+            self.fail(verdict)  # centred differences of another shape would explain nothing
+        if any("RuntimeWarning" in printed for printed in self.student_output):
+            self.fail(f"{verdict}\nYour code warned about overflow or invalid values while computing "
+                      "it (see what it printed): make that computation stable first; until then "
+                      "the gradient cannot be compared with your loss.")
         loss_right = checks.is_close(loss, expected_loss, rtol=rtol, atol=atol)
         try:
             shape = np.shape(np.asarray(args[wrt]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -151,3 +152,44 @@ def test_self_check_and_grader_agree_on_x0_in_place(word2vec_grader, repo, tmp_p
 
     reference = _self_check(repo / "solutions" / "word2vec", "sgd")
     assert "x0 left unchanged: passed" in reference and "once per iteration: passed" in reference
+
+
+def test_a_helpers_bug_is_charged_once_and_named_where_it_is_replaced(word2vec_grader, repo, tmp_path):
+    """Error carried forward: the tests of 1c, 1d and 2b run with the reference's softmax in place of
+    a wrong one, pass, and say so; 1a alone loses the points."""
+    bug = next(b for b in BUGS if b.name == "softmax normalises over the wrong axis")
+    results = word2vec_grader(bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    by_number = {t.number: t for t in results.tests}
+    for number in ("1c.1", "1c.2", "1c.3", "1d.1", "1d.2"):
+        assert by_number[number].status == "passed", number
+        assert ("Graded with the reference softmax in place of yours, which gives other values here: "
+                "your softmax loses its points in 1a, not here.") in by_number[number].output
+    assert by_number["2b.1"].output == ""  # 1-D inputs: the student's softmax agrees, nothing to say
+
+
+def test_a_transposed_gradient_is_called_that_in_every_test(word2vec_grader, repo, tmp_path):
+    bug = next(b for b in BUGS if b.name == "naive softmax outside gradient transposed")
+    results = word2vec_grader(bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    failed = [t for t in results.tests if t.status == "failed"]
+    assert {t.number for t in failed} == {"2b.3", "2b.4"}
+    for test in failed:
+        assert "wrong shape" in test.output and "(transposed?)" in test.output
+        assert "centred differences" not in test.output
+
+
+def test_overflow_warnings_are_named_instead_of_the_formula(word2vec_grader, repo, tmp_path):
+    """A gradient patched over an overflow (NaN turned into numbers) is not a wrong formula: the
+    message says what the code warned, rather than blaming the formula."""
+    target = tmp_path / "s"
+    shutil.copytree(repo / "solutions" / "word2vec", target, ignore=shutil.ignore_patterns("__pycache__"))
+    path = target / "word2vec.py"
+    text = path.read_text()
+    old = "    delta = y_hat.copy()  # dJ/d(scores) = y_hat - y\n"
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, "    scores = np.exp(outside_vectors @ center_word_vec)\n"
+                                      "    delta = np.nan_to_num(scores / scores.sum())\n"))
+    results = word2vec_grader(target)
+    test = next(t for t in results.tests if t.number == "2b.4")
+    assert test.status == "failed"
+    assert "RuntimeWarning" in test.output and "make that computation stable first" in test.output
+    assert "the gradient formula is wrong" not in test.output
