@@ -33,7 +33,7 @@ KINDS = ["reference", "starter", BUG, "syntax_error", "exit_at_import", "missing
 # everything that imports it; sgd.py (question 3) stands alone; missing_file drops sgd.py.
 FULL = {"1a": 4, "1b": 3, "1c": 6, "1d": 3, "2a": 1, "2b": 6, "2c": 6, "2d": 6, "3": 5}
 EXPECTED = {"reference": FULL, "nested": FULL, "starter": {},
-            BUG: {**FULL, "1a": 3, "2b": 4.5},
+            BUG: {**FULL, "1a": 3},  # 2b grades with the reference softmax (error carried forward)
             "syntax_error": {"3": 5}, "exit_at_import": {"3": 5},
             "missing_file": {**FULL, "3": 0}, "empty": {}, "missing_folder": {}}
 
