@@ -166,10 +166,16 @@ class ParserModel:
 
         Args:
             w: (batch, n_features) integer token ids.
-            training: apply dropout (with self.rng) when True.
+            training: apply dropout when True.
 
         Returns:
             logits, (batch, n_classes).
+
+        Dropout draws its mask from self.rng (one call of dropout_forward),
+        and nothing else in forward is random: two calls that start from
+        the same state of self.rng drop the same units. The checks, here and
+        in the autograder, rely on it to compare your backward pass with the
+        mask your forward pass used.
 
         Store in self.cache what `backward` needs (use the layers' caches).
         """
@@ -183,7 +189,9 @@ class ParserModel:
         Args:
             dlogits: (batch, n_classes) gradient of the loss with respect to
                 the logits of the last `forward` call (e.g. the second
-                output of softmax_cross_entropy).
+                output of softmax_cross_entropy). After a forward call in
+                training mode, the gradient goes through the very dropout
+                mask that call drew.
 
         Returns:
             name -> gradient, the same names and shapes as self.params.

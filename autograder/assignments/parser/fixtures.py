@@ -166,6 +166,46 @@ def model_gradients(student, embeddings, params: dict, kwargs: dict, w, dlogits)
     return dict(model.backward(np.array(dlogits, dtype=float)))
 
 
+def model_training_pass(student, embeddings, params: dict, kwargs: dict, w, dlogits, seed: int) -> dict:
+    """``forward(w, training=True)`` then ``backward(dlogits)``, with ``model.rng`` seeded ``seed``.
+
+    Also reads the hidden layer after dropout that this forward pass used, so that the grader can
+    compute the gradients with the very mask the student's forward drew: the same forward, started
+    again from the same state of ``self.rng``, with an output layer that copies a few hidden units
+    into the logits at a time. ``logits_again`` (a second pass from the same state) lets the grader
+    check that the mask depends on that state alone.
+    """
+    model = _model(student, embeddings, params, kwargs)
+    w = np.array(w)
+    model.rng = np.random.default_rng(seed)
+    logits = model.forward(w, training=True)
+    grads = dict(model.backward(np.array(dlogits, dtype=float)))
+    model.rng = np.random.default_rng(seed)
+    again = model.forward(w, training=True)
+    return {"logits": logits, "logits_again": again, "grads": grads,
+            "h_drop": _hidden_after_dropout(model, w, seed)}
+
+
+def _hidden_after_dropout(model, w: np.ndarray, seed: int) -> np.ndarray:
+    """The hidden layer after dropout in ``forward(w, training=True)`` from ``self.rng`` seeded
+    ``seed``, read through the output layer: with b2 = 0 and U picking hidden units k..k+C-1, the
+    logits are those units (exactly: every product is by 0 or 1)."""
+    U, b2 = model.params["U"], model.params["b2"]
+    saved_U, saved_b2 = U.copy(), b2.copy()
+    hidden_size, n_classes = U.shape
+    columns = []
+    try:
+        for start in range(0, hidden_size, n_classes):
+            width = min(n_classes, hidden_size - start)
+            U[...], b2[...] = 0.0, 0.0
+            U[start + np.arange(width), np.arange(width)] = 1.0
+            model.rng = np.random.default_rng(seed)
+            columns.append(np.asarray(model.forward(w, training=True))[:, :width])
+    finally:
+        U[...], b2[...] = saved_U, saved_b2
+    return np.concatenate(columns, axis=1)
+
+
 def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, name: str, directions,
                  h: float = 1e-4) -> np.ndarray:
     """Centred-difference material: ``sum(dlogits * forward(w))`` at ``params[name] + h d`` (row 0)
@@ -195,7 +235,18 @@ def train_and_parse(student, n_train: int, n_test: int, seed: int, epochs: int, 
     """Train the student's model with the student's Adam and training loop on the synthetic
     treebank (given code builds the data), then parse held-out sentences.
 
-    Returns the predicted heads; the grader computes the UAS against the gold trees it generates.
+    Returns raw facts; the grader computes the UAS against the gold trees it generates and says
+    what went wrong:
+
+    - ``heads``: the predicted head of every word of every test sentence (-1: none);
+    - ``dependents``: the words that the arcs returned for each test sentence attach (positions;
+      the arcs of another sentence show up as the wrong words);
+    - ``changed``: for each parameter, whether training changed it;
+    - ``forward_calls``: how often ``run.train`` ran the model's forward with training on and off.
+
+    During training, the dev set is parsed with arcs that do not fit their sentence ignored rather
+    than raised on, so that a wrong ``minibatch_parse`` still lets the training and its facts be
+    reported (its own question grades it).
     """
     treebank = student.module("utils.synthetic_treebank")
     parser_utils = student.module("utils.parser_utils")
@@ -204,9 +255,70 @@ def train_and_parse(student, n_train: int, n_test: int, seed: int, epochs: int, 
     test = treebank.make_treebank(n_test, seed=seed + 1)
     parser, embeddings, instances, dev, test_encoded = parser_utils.prepare_data(
         train, test[: max(1, n_test // 4)], test, seed=seed, verbose=False)
-    parser.model = student.attr("parser_model.ParserModel")(embeddings, hidden_size=hidden_size, seed=seed)
+    model = student.attr("parser_model.ParserModel")(embeddings, hidden_size=hidden_size, seed=seed)
+    before = {name: np.array(value, copy=True) for name, value in model.params.items()}
+    recorder = _ForwardRecorder(model)
+    parser.model = recorder
+    parser.parse = _tolerant_parse(parser, parser_utils)
     with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
         run.train(parser, instances, dev, Path(folder) / "model_params.npz", batch_size=batch_size,
                   n_epochs=epochs, lr=lr)
-    _, _, predicted = parser.parse(test_encoded, parser.model)
-    return {"heads": [np.asarray(h).tolist() for h in predicted]}
+    changed = {name: not np.array_equal(value, np.asarray(model.params.get(name)))
+               for name, value in before.items()}
+    dependencies = parser.parse_arcs(test_encoded, model)
+    return {"heads": [_heads(arcs, len(s)) for arcs, s in zip(dependencies, test_encoded)],
+            "dependents": [sorted(_word(d) for _, d in arcs) for arcs in dependencies],
+            "changed": changed, "forward_calls": recorder.calls}
+
+
+class _ForwardRecorder:
+    """Stands for the model during ``run.train``: counts forward calls with training on and off,
+    and passes everything else to the model itself (its params, backward, ...)."""
+
+    def __init__(self, model) -> None:
+        object.__setattr__(self, "_model", model)
+        object.__setattr__(self, "calls", {"training": 0, "evaluation": 0})
+
+    def forward(self, *args, **kwargs):
+        # forward(w, training=False): the starter's signature, the default included
+        training = kwargs["training"] if "training" in kwargs else (args[1] if len(args) > 1 else False)
+        self.calls["training" if training else "evaluation"] += 1
+        return self._model.forward(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._model, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._model, name, value)
+
+
+def _tolerant_parse(parser, parser_utils):
+    """``parser.parse`` that ignores arcs to words a sentence does not have (see train_and_parse)."""
+    def parse(sentences, model=None, batch_size: int = 5000):
+        sentences = parser.vectorize(sentences)
+        dependencies = parser.parse_arcs(sentences, model, batch_size)
+        predicted = [np.array(_heads(arcs, len(s))) for arcs, s in zip(dependencies, sentences)]
+        uas = parser_utils.uas
+        return uas(predicted, sentences), uas(predicted, sentences, include_punct=False), predicted
+
+    return parse
+
+
+def _word(token) -> int:
+    """A word's position in an arc as minibatch_parse returns it; ROOT is 0, anything else -1."""
+    if token == "ROOT":
+        return 0
+    try:
+        return int(token)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _heads(arcs, n_words: int) -> list[int]:
+    """The head of each of the ``n_words`` words, -1 where no arc fits the sentence."""
+    heads = [-1] * n_words
+    for head, dependent in arcs:
+        position = _word(dependent)
+        if 1 <= position <= n_words:
+            heads[position - 1] = _word(head)
+    return heads

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import weakref
+from typing import ClassVar
+
 import numpy as np
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
+from autograder import checks
 from autograder.assignments.parser.handout import ANSWER_FORMATS, GOLD_TREE
 from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
                                                    MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, TRAINING, AdamMixin,
@@ -251,7 +255,7 @@ class ForwardHidden(GradedTestCase):
 class BackwardHidden(ModelMixin):
     question = "3c"
 
-    @partial_credit(2)
+    @partial_credit(1)
     @number("3c.3")
     @tags(*BACKWARD)
     @visibility("after_due_date")
@@ -259,29 +263,127 @@ class BackwardHidden(ModelMixin):
         """backward at the real sizes (36 features, embed 50, hidden 200), every parameter"""
         data = ModelCase(42, n_tokens=500, embed_size=50, n_features=36, hidden_size=200, batch=128,
                          repeated=12)
-        set_score(2 * self.check_gradients(data, PARAM_NAMES))
+        set_score(self.check_gradients(data, PARAM_NAMES))
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))
+
+    @partial_credit(2)
+    @number("3c.4")
+    @tags(*BACKWARD)
+    @visibility("after_due_date")
+    def test_training_mode(self, set_score=None):
+        """backward in training mode, through the dropout mask of the forward pass (partial credit per
+        parameter)"""
+        data = ModelCase(43, n_tokens=30, embed_size=5, n_features=6, hidden_size=12, batch=16)
+        case = data.label + ", forward(training=True) from self.rng seeded 44"
+        got = self.call("fixtures:model_training_pass", *data.probe_args(), data.w, data.dlogits, 44, case=case)
+        if not isinstance(got, dict) or not isinstance(got.get("grads"), dict):
+            self.fail(f"backward [{case}]: expected a dict of gradients, got {checks.describe(got)}")
+        reference = ReferenceLayers(self.ref, data)
+        scale = self.dropout_scale_used(got, reference, case)
+        expected, problems = reference.gradients_with_scale(scale), []
+        for name in PARAM_NAMES:
+            try:
+                if name not in got["grads"]:
+                    raise AssertionError(f"backward returned no gradient for {name!r}")
+                self.assert_close(got["grads"][name], expected[name], f"gradient of {name!r}", case=case,
+                                  rows=name == "embeddings")
+            except AssertionError as error:
+                problems.append(str(error) + reference.training_diagnosis(name, got["grads"].get(name), scale))
+        set_score(2 * (1 - len(problems) / len(PARAM_NAMES)))
+        if problems:
+            self.fail("\n".join(problems))
+
+    def dropout_scale_used(self, got: dict, reference: "ReferenceLayers", case: str) -> np.ndarray:
+        """What the student's forward multiplied each hidden unit by (0 where the ReLU is off), from
+        the hidden layer after dropout that the probe read; fails when that cannot be known."""
+        params = reference.data.params
+        shape = reference.h.shape
+        h_drop = np.asarray(got.get("h_drop"), dtype=float)
+        logits, again = (np.asarray(got.get(k), dtype=float) for k in ("logits", "logits_again"))
+        if h_drop.shape != shape or logits.shape != again.shape:
+            self.fail(f"forward [{case}]: the hidden layer after dropout read through the output layer has "
+                      f"shape {h_drop.shape}, expected {shape}; look at forward first (3b)")
+        if not np.allclose(logits, again, rtol=1e-12, atol=1e-12):
+            self.fail(f"forward [{case}]: two calls of forward(training=True) that started from the same "
+                      "state of self.rng dropped different units. Draw the dropout mask from self.rng, and "
+                      "nothing else at random, as forward's docstring says: this test needs it to know which "
+                      "units your forward pass dropped")
+        if not np.allclose(logits, h_drop @ params["U"] + params["b2"], rtol=1e-9, atol=1e-9):
+            self.fail(f"forward [{case}]: the logits are not h_drop @ U + b2 for the hidden layer after "
+                      "dropout; look at forward first (3b)")
+        active = reference.h > 0
+        return np.where(active, h_drop / np.where(active, reference.h, 1.0), 0.0)
+
+
+class ReferenceLayers:
+    """The reference's layers for a :class:`ModelCase`, and the gradients of sum(dlogits * logits)
+    for any dropout scale: what backward must give when forward multiplied the hidden layer by
+    ``scale`` (a mask of 0 and gamma; None when dropout was off)."""
+
+    def __init__(self, ref, data: ModelCase) -> None:
+        self.ref, self.data = ref, data
+        self.model = ref.parser_model.ParserModel(data.embeddings, **data.kwargs)
+        for name, value in data.params.items():
+            self.model.params[name][...] = value
+        params = self.model.params
+        self.x = self.model.embedding_lookup(data.w)
+        self.h, self.relu_cache = ref.layers.relu_forward(self.x @ params["W"] + params["b1"])
+
+    def gradients_with_scale(self, scale: np.ndarray | None) -> dict:
+        params, dlogits, layers = self.model.params, self.data.dlogits, self.ref.layers
+        h_drop = self.h if scale is None else self.h * scale
+        dz = layers.relu_backward(layers.dropout_backward(dlogits @ params["U"].T, scale), self.relu_cache)
+        return {"U": h_drop.T @ dlogits, "b2": dlogits.sum(axis=0), "W": self.x.T @ dz, "b1": dz.sum(axis=0),
+                "embeddings": self.model.embedding_backward(self.data.w, dz @ params["W"].T)}
+
+    def training_diagnosis(self, name: str, grad, scale: np.ndarray) -> str:
+        """The likely cause of a wrong gradient in training mode, when it is a known one."""
+        if grad is None:
+            return ""
+        if name == "U" and checks.is_close(grad, self.h.T @ self.data.dlogits):
+            return ("\n  It is the gradient for the hidden layer BEFORE dropout: U multiplies h after "
+                    "dropout, so dU = h_drop.T @ dlogits.")
+        if name != "U" and checks.is_close(grad, self.gradients_with_scale(None)[name]):
+            return ("\n  It is the gradient without dropout: backward must send the gradient through the "
+                    "dropout mask of the forward pass (dropout_backward with the forward's cache), so "
+                    "that dropped units pass no gradient and kept ones are scaled like their values.")
+        return ("\n  Evaluation mode is checked in 3c.1; here forward ran with training=True, so look "
+                "at how backward handles dropout.")
 
 
 class EndToEnd(GradedTestCase):
     question = "4"
 
     FULL_UAS, ZERO_UAS = 80.0, 40.0
+    N_TRAIN, N_TEST, SEED = 400, 120, 5
+    CASE = f"{N_TRAIN} synthetic sentences, 4 epochs, batch 128, lr 0.002, hidden 100"
+    # One training run per worker session serves both tests (a rerun with the reference's helpers
+    # comes with a session of its own, so it trains again).
+    _runs: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
 
-    @partial_credit(10)
+    def trained(self) -> dict:
+        """The facts the training probe reports (see fixtures.train_and_parse)."""
+        if self.worker not in self._runs:
+            got = self.call("fixtures:train_and_parse", self.N_TRAIN, self.N_TEST, self.SEED, 4, 128, 0.002,
+                            100, case=self.CASE)
+            if not isinstance(got, dict) or not all(k in got for k in ("heads", "dependents", "changed",
+                                                                         "forward_calls")):
+                self.fail(f"training [{self.CASE}]: the training probe returned {checks.describe(got)}")
+            self._runs[self.worker] = got
+        return self._runs[self.worker]
+
+    @partial_credit(8)
     @number("4.1")
     @tags(*TRAINING)
     @visibility("after_due_date")
     def test_training(self, set_score=None):
         """your model, Adam and training loop learn to parse a small synthetic treebank"""
-        n_train, n_test, seed = 400, 120, 5
-        case = f"{n_train} synthetic sentences, 4 epochs, batch 128, lr 0.002, hidden 100"
-        got = self.call("fixtures:train_and_parse", n_train, n_test, seed, 4, 128, 0.002, 100, case=case)
-        gold = [s.heads for s in self.ref.run.make_treebank(n_test, seed=seed + 1)]
-        heads = got["heads"] if isinstance(got, dict) else None
+        got = self.trained()
+        gold = [s.heads for s in self.ref.run.make_treebank(self.N_TEST, seed=self.SEED + 1)]
+        heads = got["heads"]
         if not isinstance(heads, list) or len(heads) != len(gold):
-            self.fail(f"training [{case}]: expected predicted heads for {len(gold)} sentences")
+            self.fail(f"training [{self.CASE}]: expected predicted heads for {len(gold)} sentences")
         correct = total = 0
         for mine, theirs in zip(heads, gold):
             mine = list(mine) if isinstance(mine, (list, tuple)) else []
@@ -289,11 +391,52 @@ class EndToEnd(GradedTestCase):
             total += len(theirs)
         score = 100.0 * correct / total
         fraction = min(1.0, max(0.0, (score - self.ZERO_UAS) / (self.FULL_UAS - self.ZERO_UAS)))
-        set_score(10 * fraction)
+        set_score(8 * fraction)
         if fraction < 1.0:
-            self.fail(f"training [{case}]: test UAS {score:.1f}; full credit from {self.FULL_UAS:.0f}, "
-                      f"none below {self.ZERO_UAS:.0f}")
+            causes = [c for c in (self.unchanged_parameters(got["changed"]),
+                                  self.misplaced_parses(got["dependents"], gold)) if c]
+            self.fail(f"training [{self.CASE}]: test UAS {score:.1f}; full credit from {self.FULL_UAS:.0f}, "
+                      f"none below {self.ZERO_UAS:.0f}." + "".join(f"\n{c}" for c in causes))
         print(f"test UAS {score:.1f} on {total} words")
+
+    @staticmethod
+    def unchanged_parameters(changed: dict) -> str:
+        if not isinstance(changed, dict) or all(changed.values()):
+            return ""
+        if not any(changed.values()):
+            return ("Your training loop never changed the model's parameters (is optimizer.step called, "
+                    "with the gradients of every batch?).")
+        still = ", ".join(name for name, moved in changed.items() if not moved)
+        return f"Training never changed these parameters: {still} (are their gradients given to the optimizer?)."
+
+    @staticmethod
+    def misplaced_parses(dependents: list, gold: list) -> str:
+        """Which test sentences got arcs that do not attach exactly their own words."""
+        if not isinstance(dependents, list) or len(dependents) != len(gold):
+            return ""
+        wrong = [i for i, (words, heads) in enumerate(zip(dependents, gold))
+                 if list(words) != list(range(1, len(heads) + 1))]
+        if not wrong:
+            return ""
+        index = wrong[0]
+        n_words, words = len(gold[index]), list(dependents[index])
+        return (f"The parse of test sentence {index} ({n_words} words) came back with arcs to the words "
+                f"{words}, not to each of its words 1..{n_words} once ({len(wrong)} of {len(gold)} sentences "
+                "are like that): minibatch_parse must return one parse per sentence, in the order of the "
+                "sentences (question 2b).")
+
+    @weight(2)
+    @number("4.2")
+    @tags("run.train", "run.train_for_epoch")
+    @visibility("after_due_date")
+    def test_dropout_in_training(self):
+        """the training step runs the model in training mode, so that dropout is on"""
+        calls = self.trained()["forward_calls"]
+        if not isinstance(calls, dict) or not calls.get("training"):
+            seen = calls.get("evaluation", 0) if isinstance(calls, dict) else 0
+            self.fail(f"training [{self.CASE}]: run.train called the model's forward {seen} times, never with "
+                      "training=True, so the model trained without dropout; the training step must call "
+                      "forward(features, training=True)")
 
 
 # ------------------------------------------------------------------------- written answers

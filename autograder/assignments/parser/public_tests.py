@@ -256,18 +256,18 @@ class ForwardPublic(GradedTestCase):
 class BackwardPublic(ModelMixin):
     question = "3c"
 
-    @partial_credit(2)
+    @partial_credit(1.5)
     @number("3c.1")
     @tags(*BACKWARD)
     @visibility("visible")
     def test_gradients(self, set_score=None):
         """backward: the gradient of every parameter (partial credit per parameter)"""
         fraction = self.check_gradients(ModelCase(32), PARAM_NAMES)
-        set_score(2 * fraction)
+        set_score(1.5 * fraction)
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))
 
-    @weight(2)
+    @weight(1.5)
     @number("3c.2")
     @tags(*BACKWARD)
     @visibility("visible")
