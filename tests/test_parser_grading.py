@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignments.parser.support import wrong_parses
 from autograder.config import load_assignment
 from tests.conftest import PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero, lost_points
 from tests.fixtures.parser_bugs import BUGS
@@ -58,3 +59,38 @@ def test_deque_stack_and_buffer_get_full_marks(parser_grader, repo, tmp_path):
     assert "Summary: 6/6 checks passed" in check.stdout, check.stdout + check.stderr
     results = parser_grader(submission)
     assert lost_points(results) == [], [(t.number, t.output) for t in lost_points(results)]
+
+
+# What the feedback must name for these bugs: (the test that loses points, words of its message).
+CAUSES = {
+    "minibatch_parse returns parses in the order they finish":
+        ("2b.4", "are those of sentence 1 ([1, 4]) (6 of 7 sentences got wrong arcs): return the results in "
+                 "the order of the sentences"),
+    "dropout draws random numbers when it is off": ("1b.6", "drew random numbers from rng although dropout is off"),
+    "backward skips the dropout mask": ("3c.4", "It is the gradient without dropout"),
+    "dU from the hidden layer before dropout": ("3c.4", "the gradient for the hidden layer BEFORE dropout"),
+    "training loop never steps the optimizer": ("4.1", "never changed the model's parameters (is optimizer.step"),
+    "training loop runs the model with dropout off": ("4.2", "never with training=True"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CAUSES))
+def test_feedback_names_the_cause(name, parser_grader, repo, tmp_path):
+    bug = next(b for b in BUGS if b.name == name)
+    number, words = CAUSES[name]
+    results = parser_grader(bug.apply(repo / "solutions" / "parser", tmp_path / "submission"))
+    test = next(t for t in results.tests if t.number == number)
+    assert test.score < test.max_score and words in test.output, test.output
+
+
+def test_wrong_arcs_are_told_apart_from_misplaced_ones():
+    """2b's diagnosis: another sentence's arcs mean the order is wrong; other arcs are a wrong parse."""
+    sentences = [[1, 2], [3], [4, 5]]
+    expected = [[(2, 1), ("ROOT", 2)], [("ROOT", 3)], [(5, 4), ("ROOT", 5)]]
+    assert wrong_parses(sentences, expected, expected) is None
+    swapped = wrong_parses(sentences, [expected[1], expected[0], expected[2]], expected)
+    assert "sentence 0 ([1, 2]) are those of sentence 1 ([3]) (2 of 3 sentences got wrong arcs)" in swapped
+    assert "in the order of the sentences" in swapped
+    wrong = wrong_parses(sentences, [expected[0], expected[1], [(4, 5), ("ROOT", 4)]], expected)
+    assert "sentence 2 ([4, 5])" in wrong and "missing [('ROOT', 5), (5, 4)]" in wrong
+    assert "should not be there [('ROOT', 4), (4, 5)]" in wrong and "the order of the results is not" in wrong
