@@ -27,3 +27,4 @@ run word2vec_training benchmarks/word2vec_training.py --full-run
 run parser_training benchmarks/parser_training.py --float32 --epochs 12
 run batch_regrade benchmarks/batch_regrade.py --submissions 50 --jobs 1 2 3 --runs 3
 run batch_scaling benchmarks/batch_regrade.py --submissions 25 100 --jobs 1 2 --runs 1
+run carried_forward benchmarks/carried_forward.py --runs 3

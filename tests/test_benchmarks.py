@@ -46,6 +46,19 @@ def test_gradient_check_sides_flag_the_same_submissions():
     assert output.count("both sides flag exactly the buggy submissions and pass the reference") == 2
 
 
+def test_carried_forward_never_scores_less_and_leaves_the_reference_alone():
+    output = run("carried_forward.py", "--quick")  # exits with an error if a side scores less with it
+    rows = [line.split() for line in output.splitlines() if line.startswith(("word2vec:", "parser:"))]
+    assert len(rows) == 4
+    for row in rows:
+        with_it, without = float(row[-2]), float(row[-1])
+        assert with_it >= without
+        if row[1] == "reference":
+            assert with_it == without and with_it in (40.0, 55.0)
+        else:
+            assert with_it > without  # the planted helper bug cost points in other questions
+
+
 def test_batch_regrade_writes_the_gradebook():
     output = run("batch_regrade.py", "--submissions", "4", "--jobs", "1", "2", "--runs", "1")
     assert "4 word2vec submissions" in output
