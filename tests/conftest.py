@@ -13,8 +13,10 @@ import pytest
 from autograder.config import REPO_ROOT, Assignment, AssignmentConfig, load_assignment
 from autograder.grading import grade, module_names
 from autograder.isolation import CREATE_USER, WORKER_USER, Isolation, detect_isolation
+from autograder.ownership import owners
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults
+from autograder.runner import collect_tests
 from tests.fixtures.ewt import find_ewt
 from tests.simulated_gradescope import SimulatedGradescope
 
@@ -103,7 +105,14 @@ def check_starter_scores_zero(grader: Grader, starter: Path) -> None:
 
 
 def check_bug_is_localised(bug, grader: Grader, reference: Path, tmp_path: Path) -> GradescopeResults:
-    """A planted bug loses points, only in tests tagged with its function, in exactly its questions."""
+    """A planted bug loses points only in the question that owns its function (error carried
+    forward), or in one that declares it ``shares`` the function, in tests tagged with it."""
+    config = grader.assignment.config
+    tests = collect_tests(grader.assignment)
+    owner = owners(config, {q: [t.tags for t in found] for q, found in tests.items()})[bug.function]
+    sharing = {q.id for q in config.questions if bug.function in q.shares}
+    assert owner in bug.questions and bug.questions <= {owner} | sharing, (
+        f"{bug.name}: the fixture expects {sorted(bug.questions)}, but {bug.function} belongs to {owner}")
     results = grader(bug.apply(reference, tmp_path / "submission"))
     assert_complete(results, grader)
     failed = lost_points(results)

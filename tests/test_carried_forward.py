@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import textwrap
 import types
 
@@ -11,11 +12,15 @@ from pydantic import ValidationError
 
 from autograder.carried_forward import HelperBridge, LiveHelpers, RecordedHelpers, RelayedSession
 from autograder.config import AssignmentConfig, Limits, load_assignment
+from autograder.expected import LiveReference
+from autograder.grading import grade, module_names
 from autograder.ownership import helpers_of, owners
 from autograder.protocol import KEPT, round_trip
+from autograder.reference import load_reference
 from autograder.runner import collect_tests
 from autograder.sandbox import StudentRaised, WorkerSession, WorkerSpec
 from autograder.worker.helpers import StateSync
+from tests.fixtures import parser_bugs, word2vec_bugs
 
 # The student's modules: `square` is buggy; `total`, `Walker.walk` and `run_model` use helpers.
 STUDENT = {
@@ -225,3 +230,39 @@ def test_public_tests_alone_give_the_same_owners(name):
     for tests in public.values():
         for test in tests:
             assert test.helpers == helpers[test.number], test.number
+
+
+# ------------------------------------------------------- planted bugs in helpers, without the rerun
+
+# Each planted bug in a helper, and the questions of its callers it reaches: without error carried
+# forward they lose points too, which is what proves the fixture exercises each helper-caller pair.
+CALLERS = {
+    "word2vec": {"softmax normalises over the wrong axis": "1c 1d",
+                 "softmax overflows on large inputs": "2b",
+                 "sigmoid_grad uses the input instead of the output": "1c 1d",
+                 "sigmoid written with tanh(x) instead of tanh(x / 2)": "1c 1d",
+                 "word2vec sigmoid with the wrong sign": "2c"},
+}
+
+
+class WithoutRerun(LiveReference):
+    def helper_source(self):  # tests never run again with the reference's helpers
+        return None
+
+
+def bug_cases():
+    for name, callers in CALLERS.items():
+        for bug, questions in callers.items():
+            yield pytest.param(name, bug, set(questions.split()), id=f"{name}: {bug}")
+
+
+@pytest.mark.parametrize(("name", "bug_name", "callers"), list(bug_cases()))
+def test_without_the_rerun_the_helper_bug_costs_its_callers_too(name, bug_name, callers, repo, tmp_path):
+    assignment = load_assignment(name)
+    bugs = {"word2vec": word2vec_bugs, "parser": parser_bugs}[name].BUGS
+    bug = next(b for b in bugs if b.name == bug_name)
+    modules = load_reference(assignment.solution_dir, module_names(assignment.config))
+    expected = WithoutRerun(modules, importlib.import_module(assignment.fixtures_module))
+    results = grade(assignment, bug.apply(assignment.solution_dir, tmp_path / "s"), expected=expected)
+    lost = {t.number.split(".")[0] for t in results.tests if t.score < t.max_score - 1e-9}
+    assert lost == bug.questions | callers
