@@ -48,7 +48,8 @@ def dropout_masks(student, x, p_drop: float, seed: int) -> list:
     """Training-mode dropout with generators seeded seed, seed (again) and seed + 1."""
     forward = student.attr("layers.dropout_forward")
     x = np.array(x, dtype=float)
-    return [forward(x, p_drop, True, np.random.default_rng(s))[0] for s in (seed, seed, seed + 1)]
+    # a fresh x for every call: a dropout that (wrongly) changes x must not change the next masks
+    return [forward(x.copy(), p_drop, True, np.random.default_rng(s))[0] for s in (seed, seed, seed + 1)]
 
 
 def next_draw_after_dropout(student, x, p_drop: float, training: bool, seed: int) -> float:
@@ -61,11 +62,14 @@ def next_draw_after_dropout(student, x, p_drop: float, training: bool, seed: int
 
 
 def layer_round_trip(student, layer: str, forward_args: list, dout) -> dict:
-    """``layer_forward(*forward_args)`` then ``layer_backward(dout, cache)``, in one worker call."""
+    """``layer_forward(*forward_args)`` then ``layer_backward(dout, cache)``, in one worker call;
+    also whether the input x was still unchanged after both."""
     layers = student.module("layers")
+    x = forward_args[0]
+    before = np.array(x, copy=True)
     out, cache = getattr(layers, f"{layer}_forward")(*forward_args)
     dx = getattr(layers, f"{layer}_backward")(np.array(dout, dtype=float), cache)
-    return {"out": out, "dx": dx}
+    return {"out": out, "dx": dx, "x_unchanged": bool(np.array_equal(before, x))}
 
 
 # ----------------------------------------------------------------------------- transitions
@@ -147,8 +151,14 @@ def _model(student, embeddings, params: dict | None, kwargs: dict):
 
 
 def model_init(student, embeddings, kwargs: dict) -> dict:
-    model = _model(student, embeddings, None, kwargs)
-    return {"params": dict(model.params)}
+    """The parameters a new model makes, and whether its embeddings share memory with the array
+    given to it (the docstring asks for a copy)."""
+    embeddings = np.array(embeddings, dtype=float)
+    model = student.attr("parser_model.ParserModel")(embeddings, **kwargs)
+    params = dict(model.params)
+    kept = params.get("embeddings")
+    shared = isinstance(kept, np.ndarray) and np.shares_memory(kept, embeddings)
+    return {"params": params, "embeddings_shared": bool(shared)}
 
 
 def model_lookup(student, embeddings, params: dict, kwargs: dict, w) -> np.ndarray:

@@ -133,11 +133,13 @@ class LayersHidden(GradedTestCase):
         logits = np.array([[1e4, 0.0, -1e4], [-5e3, 5e3, 5e3 - 2.0], [3.0, 2.0, 1.0]])
         labels = np.array([1, 2, 0])
         case = "logits up to 1e4"
-        got = self.unpack(self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2,
-                          "softmax_cross_entropy", case=case)
+        call = self.call_full("layers.softmax_cross_entropy", logits, labels, return_args=True, case=case)
+        got = self.unpack(call.value, 2, "softmax_cross_entropy", case=case)
         expected = self.ref.layers.softmax_cross_entropy(logits.copy(), labels.copy())
         self.assert_close(got[0], expected[0], "mean loss", case=case)
         self.assert_close(got[1], expected[1], "dlogits", case=case)
+        self.assert_close(call.args_after[0], logits, "the logits after the call (they must not be modified)",
+                          case=case, rtol=0, atol=0)
 
 
 class TransitionsHidden(GradedTestCase):
@@ -205,10 +207,13 @@ class MinibatchHidden(MinibatchMixin):
     @tags(*MINIBATCH)
     @visibility("after_due_date")
     def test_equal_sentences(self):
-        """identical sentences are parsed independently"""
+        """identical sentences are parsed independently, and the sentences are left unchanged"""
         sentence = [2, 5, 8]
-        self.minibatch_case([sentence, list(sentence), [1, 2], list(sentence)], 2,
-                            "the same sentence three times, batch_size 2")
+        sentences = [sentence, list(sentence), [1, 2], list(sentence)]
+        after = self.minibatch_case(sentences, 2, "the same sentence three times, batch_size 2")
+        if after != sentences:
+            self.fail(f"minibatch_parse [the same sentence three times, batch_size 2]: changed the sentences "
+                      f"it was given to {after}; its docstring says they are not modified")
 
 
 class EmbeddingHidden(GradedTestCase):

@@ -49,9 +49,11 @@ class DropoutPublic(GradedTestCase):
         p_drop = 0.3
         x = np.random.default_rng(3).uniform(0.5, 2.0, size=(200, 50))
         case = f"x of shape (200, 50), p_drop = {p_drop}, training"
-        result = self.unpack(self.call("layers.dropout_forward", x, p_drop, True, rng(7), case=case), 2,
-                             "dropout_forward", case=case)
+        call = self.call_full("layers.dropout_forward", x, p_drop, True, rng(7), return_args=True, case=case)
+        result = self.unpack(call.value, 2, "dropout_forward", case=case)
         self.assert_shape(result[0], x.shape, "out", case=case)
+        self.assert_close(call.args_after[0], x, "the input x after the call (it must not be modified)",
+                          case=case, rtol=0, atol=0)
         ratios = set(np.round(np.asarray(result[0], dtype=float) / x, 9).ravel().tolist())
         scales = sorted(ratios - {0.0})
         if 0.0 not in ratios or len(scales) != 1:
@@ -94,6 +96,8 @@ class LayersPublic(GradedTestCase):
         expected = self.expect("fixtures:layer_round_trip", "relu", [x], dout)
         self.assert_close(got["out"], expected["out"], "relu_forward out", case=case)
         self.assert_close(got["dx"], expected["dx"], "relu_backward dx", case=case)
+        if not got["x_unchanged"]:
+            self.fail(f"relu_forward [{case}]: modified its input x, which its docstring forbids")
 
     def cross_entropy(self, logits: np.ndarray, labels: np.ndarray, part: int, case: str) -> None:
         got = self.unpack(self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2,
@@ -222,7 +226,7 @@ class ForwardPublic(GradedTestCase):
     @tags("parser_model.ParserModel.__init__")
     @visibility("visible")
     def test_parameters(self):
-        """the parameters have the documented shapes, with Xavier-uniform weights"""
+        """the parameters have the documented shapes and dtype, with Xavier-uniform weights and zero biases"""
         case = "ParserModel(embeddings (30, 8), n_features 6, hidden_size 20)"
         embeddings = np.random.default_rng(8).standard_normal((30, 8))
         got = self.call("fixtures:model_init", embeddings, {"n_features": 6, "hidden_size": 20}, case=case)
@@ -232,7 +236,16 @@ class ForwardPublic(GradedTestCase):
             self.fail(f"ParserModel [{case}]: params has the keys {sorted(params)}, expected {sorted(shapes)}")
         for name, shape in shapes.items():
             self.assert_shape(params[name], shape, f"params[{name!r}]", case=case)
+            if params[name].dtype != np.float64:
+                self.fail(f"ParserModel [{case}]: params[{name!r}] is {params[name].dtype}; the docstring asks "
+                          "for float64 (gradient checks need the precision)")
         self.assert_close(params["embeddings"], embeddings, "params['embeddings']", case=case)
+        if got["embeddings_shared"]:
+            self.fail(f"ParserModel [{case}]: params['embeddings'] is the caller's array, not a copy of it "
+                      "(training would change the caller's embeddings)")
+        for name in ("b1", "b2"):
+            if np.any(params[name]):
+                self.fail(f"ParserModel [{case}]: params[{name!r}] should start at zero")
         for name, (fan_in, fan_out) in {"W": (48, 20), "U": (20, 3)}.items():
             values = np.asarray(params[name], dtype=float)
             bound = np.sqrt(6.0 / (fan_in + fan_out))

@@ -106,10 +106,11 @@ class AdamMixin(GradedTestCase):
 
 
 class MinibatchMixin(GradedTestCase):
-    def minibatch_case(self, sentences: list, batch_size: int, case: str) -> None:
+    def minibatch_case(self, sentences: list, batch_size: int, case: str) -> list:
+        """Checks the arcs and the batches; returns the sentences as the call left them."""
         args = [sentences, FixtureRef("RuleModel", id="model"), batch_size]
         expected = self.expect_full("parser_transitions.minibatch_parse", *args)
-        result = self.call_full("parser_transitions.minibatch_parse", *args, case=case)
+        result = self.call_full("parser_transitions.minibatch_parse", *args, return_args=True, case=case)
         got = result.value
         if not isinstance(got, (list, tuple)) or len(got) != len(sentences):
             self.fail(f"minibatch_parse [{case}]: expected one dependency list per sentence "
@@ -125,6 +126,7 @@ class MinibatchMixin(GradedTestCase):
         if len(sizes) != expected_calls:
             self.fail(f"minibatch_parse [{case}]: called model.predict {len(sizes)} times, expected "
                       f"{expected_calls} (always take the first batch_size unfinished parses)")
+        return result.args_after[0] if isinstance(result.args_after, list) else sentences
 
 
 class ModelMixin(GradedTestCase):
