@@ -84,7 +84,7 @@ def test_markdown_answers_are_placed_by_their_headings_and_the_rest_reported():
                                                    "A question that does not exist.", "To myself."]
     assert sheet.unplaced[-1].where == "line 22 (under the heading 'Notes')"
     assert sheet.problems == ["line 19: the heading '2c (i)' names no question: there is no written question "
-                              "2c-i (they are 1a-i, 1a-ii, 1b-i, 1b-ii, 1c-i, 1c-ii, 2a-i, 2a-ii)"]
+                              "2c-i; is it 1c-i?"]
 
 
 def test_a_question_answered_twice_keeps_the_first_and_says_so():

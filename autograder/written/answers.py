@@ -3,8 +3,9 @@
 In the notebook, each answer cell carries ``{"autograder": {"role": "answer", "question": ID}}`` in
 its metadata; Markdown cells the student added are read like a Markdown file. In a Markdown file,
 every heading that names a question starts its answer (see :mod:`autograder.written.labels` for the
-spellings accepted), and the answer runs until the next heading at the same level or above, or the
-next heading that names a question. Whatever cannot be placed is reported, never silently dropped.
+spellings accepted), and the answer runs until the next heading at the same level or above, or a
+deeper one that names another written question in full (:func:`read_markdown` has the whole rule).
+Whatever cannot be placed is reported, never silently dropped or moved to another question.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from autograder.config import AssignmentConfig
 from autograder.submission import is_submitted_file
 from autograder.handout.data import handout_data
-from autograder.written.labels import Label, match_label, read_label
+from autograder.written.labels import (Label, bold_label, could_mean, match_label, read_label,
+                                      written_question_in_full)
 
 PLACEHOLDER = "*Write your answer here.*"
 MAX_ANSWER_BYTES = 8 * 2**20
@@ -44,18 +46,29 @@ class CellTag(BaseModel):
     question: str | None = None
 
 
+class Heading(BaseModel):
+    """A heading, or a bold label starting a paragraph, that placed an answer."""
+
+    line: int  # in the file (or cell), from 1
+    title: str  # its text: "2. Machine Learning", "(a)(i)"
+
+
 class Answer(BaseModel):
     question: str
     text: str
     where: str  # "cell 12", "line 30 (heading '2a (i)')"
     file: str = ""  # where line numbers count from: "" (the file) or "cell 12"
     first_line: int = 1  # the line of the file (or cell) where the text starts
+    # The label headings that placed it, outermost first ("2. Machine Learning", "(a)(i)"), so that
+    # check-written can compare their titles with the handout's; empty when a notebook cell placed it.
+    headings: list[Heading] = Field(default_factory=list)
 
 
 class Unplaced(BaseModel):
     where: str
     excerpt: str
     reason: str = "no heading above it names a question"
+    text: str = ""  # all of it, for check-written's guess of the question it answers
 
 
 class AnswerSheet(BaseModel):
@@ -74,7 +87,8 @@ class AnswerSheet(BaseModel):
     def answered(self, question: str) -> bool:
         return bool(self.text(question).strip())
 
-    def add(self, question: str, text: str, where: str, file: str = "", first_line: int = 1) -> None:
+    def add(self, question: str, text: str, where: str, file: str = "", first_line: int = 1,
+            headings: list[Heading] | None = None) -> None:
         first_line += text[:len(text) - len(text.lstrip())].count("\n")  # blank lines above it
         text = text.strip()
         if text == PLACEHOLDER:
@@ -86,7 +100,7 @@ class AnswerSheet(BaseModel):
             return
         if previous is None or not previous.text:
             self.answers[question] = Answer(question=question, text=text, where=where, file=file,
-                                            first_line=first_line)
+                                            first_line=first_line, headings=headings or [])
 
 
 def _excerpt(text: str) -> str:
@@ -94,56 +108,196 @@ def _excerpt(text: str) -> str:
     return flat if len(flat) <= 70 else flat[:67] + "..."
 
 
-def read_markdown(text: str, written_ids: list[str], sheet: AnswerSheet, where: str = "",
-                  file: str = "") -> None:
-    """Place the answers of Markdown ``text`` into ``sheet``. ``where`` prefixes the locations
-    reported; ``file`` is what line numbers count from ("" for the file itself, "cell 12")."""
-    lines = text.splitlines()
-    headings = [(token.map[0], int(token.tag[1]), tokens[i + 1].content)
-                for tokens in [_MARKDOWN.parse(text)] for i, token in enumerate(tokens)
-                if token.type == "heading_open" and token.map]
-    prefix = f"{where}, " if where else ""
-    context: list[tuple[int, Label]] = []  # enclosing label headings: (level, resolved label)
-    current: tuple[str, int, int, str] | None = None  # (question, level, first line, heading)
-    unplaced: tuple[int, str] | None = (0, "")  # (first line, heading above it) of text not placed
+@dataclass(frozen=True)
+class _Marker:
+    """A heading, or a bold label starting a paragraph ("**(b)(ii)** We have..."), of an answer file."""
 
-    def close(end: int) -> None:
-        nonlocal current, unplaced
-        if current is not None:
-            question, _, start, heading = current
-            shown = heading if len(heading) <= 24 else heading[:23] + "…"
-            sheet.add(question, "\n".join(lines[start:end]), f"{prefix}line {start} ({shown!r})",
-                      file=file, first_line=start + 1)
-        elif unplaced is not None:
-            start, heading = unplaced
-            body = _COMMENT.sub("", "\n".join(lines[start:end])).strip()
-            if body:
-                under = f" (under the heading {heading!r})" if heading else ""
-                sheet.unplaced.append(Unplaced(where=f"{prefix}line {start + 1}{under}",
-                                               excerpt=_excerpt(body)))
-        current, unplaced = None, None
+    line: int  # from 0
+    level: float  # 1-6 for a heading; a bold label is half a level below the heading above it
+    title: str
+    label: Label | None
+    body: tuple[int, int]  # (line, column) where the text under it starts
+    bold: bool
 
-    for line_index, level, title in headings:
-        label = read_label(title)
-        if label is None and current is not None and level > current[1]:
-            continue  # a sub-heading inside an answer ("### Derivation") belongs to it
-        close(line_index)
-        while context and context[-1][0] >= level:
-            context.pop()
-        if label is None:
-            unplaced = (line_index + 1, title.strip())
-            continue
-        resolved = label.within(context[-1][1] if context else None)
-        found = match_label(resolved, written_ids)
-        context.append((level, resolved))
+    @property
+    def kind(self) -> str:
+        return "bold label" if self.bold else "heading"
+
+    @property
+    def shown(self) -> str:
+        title = self.title if len(self.title) <= 24 else self.title[:23] + "…"
+        return f"**{title}**" if self.bold else title
+
+    def heading(self) -> Heading:
+        return Heading(line=self.line + 1, title=self.title)
+
+
+def _markers(text: str, lines: list[str]) -> list[_Marker]:
+    """The headings of ``text`` and the bold labels that start a line of a top-level paragraph (not
+    of a list or a quote), in order."""
+    tokens = _MARKDOWN.parse(text)
+    found: list[_Marker] = []
+    level = 0.0
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map:
+            level = int(token.tag[1])
+            title = tokens[index + 1].content.strip()
+            found.append(_Marker(token.map[0], level, title, read_label(title), (token.map[1], 0), False))
+        elif token.type == "paragraph_open" and token.map and token.level == 0:
+            for line in range(*token.map):
+                bold = bold_label(lines[line])
+                if bold is not None:
+                    found.append(_Marker(line, level + 0.5, bold[0], read_label(bold[0]), (line, bold[1]), True))
+    return found
+
+
+@dataclass
+class _Open:
+    """The answer being read: its question, the marker that opened it, the headings around it."""
+
+    question: str
+    level: float
+    body: tuple[int, int]
+    where: str
+    headings: list[Heading]  # the last one opened it (none for a notebook answer cell)
+
+
+@dataclass
+class _Region:
+    """Text under no question, and why."""
+
+    body: tuple[int, int]
+    heading: str
+    reason: str = "no heading above it names a question"
+
+
+class _Placer:
+    """Files the lines of one Markdown text under the questions its markers name (read_markdown)."""
+
+    def __init__(self, lines: list[str], written_ids: list[str], sheet: AnswerSheet, prefix: str,
+                 file: str, opened: str | None) -> None:
+        self.lines, self.ids, self.sheet, self.prefix, self.file = lines, written_ids, sheet, prefix, file
+        self.context: list[tuple[float, Label, Heading]] = []  # enclosing label headings, resolved
+        self.current: _Open | None = None
+        self.region: _Region | None = _Region((0, 0), "")
+        self.fixed = opened is not None  # a notebook answer cell: its text answers its question
+        if opened is not None:
+            self.current = _Open(opened, 0, (0, 0), prefix.rstrip(", "), [])
+            self.context.append((0, read_label(opened) or Label(), Heading(line=1, title=opened)))
+
+    def visit(self, marker: _Marker) -> None:
+        if self.current is not None and marker.level > self.current.level and self._stays_inside(marker):
+            return
+        closed = self.current
+        self.close(marker.line)
+        self._leave(marker.level)
+        if marker.label is None:
+            self.region = _Region(marker.body, marker.title, self._after_answer(closed, marker))
+            return
+        resolved = marker.label.within(self._inside())
+        self.context.append((marker.level, resolved, marker.heading()))
+        found = match_label(resolved, self.ids)
         if found.question is not None:
-            current = (found.question, level, line_index + 1, title.strip())
+            self.current = _Open(found.question, marker.level, marker.body,
+                                 f"{self.prefix}line {marker.line + 1} ({marker.shown!r})",
+                                 [heading for _, _, heading in self.context])
+        elif found.problem:
+            self.region = _Region(marker.body, marker.title,
+                                  f"its {marker.kind} names no question (line {marker.line + 1})")
+            self.sheet.problems.append(f"{self.prefix}line {marker.line + 1}: the {marker.kind} "
+                                       f"{marker.shown!r} names no question: {found.problem}")
         else:
-            unplaced = (line_index + 1, title.strip())
-            if found.problem:
-                sheet.problems.append(f"{prefix}line {line_index + 1}: the heading {title.strip()!r} "
-                                      f"names no question: {found.problem}")
-    close(len(lines))
+            self.region = _Region(marker.body, marker.title,
+                                  f"its {marker.kind} names a section, not one written question")
+
+    def _stays_inside(self, marker: _Marker) -> bool:
+        """Whether a marker deeper than the open answer's leaves its text in that answer: it does
+        unless it names another written question in full ("### 2b-iii"). One that could mean
+        another question ("### (b)(iii)" in 2b-ii) stays too, and is reported: text never moves
+        to another question on a guess."""
+        if marker.label is None:
+            return True  # "### Derivation", "##### Answer:"
+        question = self.current.question
+        named = written_question_in_full(marker.label, self.ids)
+        if named not in (None, question) and not self.fixed:
+            return False
+        self._leave(marker.level)
+        inside = self._inside()
+        self.context.append((marker.level, marker.label.within(inside), marker.heading()))
+        other = named or could_mean(marker.label, inside, self.ids)
+        if other not in (None, question):
+            self.sheet.problems.append(self._kept(marker, other, named is not None))
+        return True
+
+    def _kept(self, marker: _Marker, other: str, named: bool) -> str:
+        question = self.current.question
+        where = f"{self.prefix}line {marker.line + 1}: the {marker.kind} {marker.shown!r}"
+        example = "**Step 1**" if marker.bold else f"{'#' * int(marker.level)} Step 1"
+        reword = f"if it belongs to {question}, reword it so that it names no question (for example '{example}')"
+        if self.fixed:
+            return (f"{where} is in the answer cell of {question}, so its text is graded with {question}, "
+                    f"but it {'names' if named else 'could mean'} {other}. If it answers {other}, move it "
+                    f"to the answer cell of {other}; {reword}.")
+        return (f"{where} is inside the answer to {question} (heading on line "
+                f"{self.current.headings[-1].line}) and could also mean {other}; its text stays in "
+                f"{question}. If it answers {other}, move it under the heading of {other}; {reword}.")
+
+    def _after_answer(self, closed: _Open | None, marker: _Marker) -> str:
+        """Why text under a heading that names no question is not placed, with the likely fix when
+        the heading ended an answer by being at its level ("## Answer:" right after "## 2b-iv")."""
+        if closed is None or marker.level != closed.level or marker.bold:
+            return "no heading above it names a question"
+        deeper = "#" * (int(marker.level) + 1)
+        return (f"the heading {marker.title!r} is at the level of the heading of {closed.question} above "
+                f"it, so it ends that answer; if the text belongs to {closed.question}, make the heading "
+                f"deeper ('{deeper} {marker.title}')")
+
+    def _leave(self, level: float) -> None:
+        while self.context and self.context[-1][0] >= level:
+            self.context.pop()
+
+    def _inside(self) -> Label | None:
+        return self.context[-1][1] if self.context else None
+
+    def _text(self, body: tuple[int, int], end: int) -> str:
+        line, column = body
+        return "\n".join([self.lines[line][column:], *self.lines[line + 1:end]]) if line < end else ""
+
+    def close(self, end: int) -> None:
+        if self.current is not None:
+            answer = self.current
+            self.sheet.add(answer.question, self._text(answer.body, end), answer.where, file=self.file,
+                           first_line=answer.body[0] + 1, headings=answer.headings)
+        elif self.region is not None:
+            # Comments are the answer sheet's instructions, not answers; blank lines keep the count.
+            body = _COMMENT.sub(lambda m: "\n" * m.group().count("\n"), self._text(self.region.body, end))
+            if body.strip():
+                line = self.region.body[0] + 1 + body[:len(body) - len(body.lstrip())].count("\n")
+                under = f" (under the heading {self.region.heading!r})" if self.region.heading else ""
+                self.sheet.unplaced.append(Unplaced(where=f"{self.prefix}line {line}{under}",
+                                                    excerpt=_excerpt(body), reason=self.region.reason,
+                                                    text=body.strip()))
+        self.current, self.region = None, None
+
+
+def read_markdown(text: str, written_ids: list[str], sheet: AnswerSheet, where: str = "",
+                  file: str = "", opened: str | None = None) -> None:
+    """Place the answers of Markdown ``text`` into ``sheet``. ``where`` prefixes the locations
+    reported; ``file`` is what line numbers count from ("" for the file itself, "cell 12").
+
+    The rule, as the handouts state it: a heading that names a question opens its answer. Deeper
+    headings below it belong to that answer ("### Derivation", "##### Answer:", the student's own
+    "### (b)(i)") unless they name another written question in full ("### 2b-iii"); one that could
+    mean another question is reported with its line and its text stays where it is, so nothing
+    moves to another question on a guess. A bold label starting a paragraph ("**(b)(ii)**") counts
+    as a heading half a level below the heading above it. ``opened`` is the question the whole
+    text answers whatever its headings say (a notebook answer cell): it only reports them.
+    """
+    lines = text.splitlines()
+    placer = _Placer(lines, written_ids, sheet, f"{where}, " if where else "", file, opened)
+    for marker in _markers(text, lines):
+        placer.visit(marker)
+    placer.close(len(lines))
 
 
 def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet) -> None:

@@ -4,6 +4,8 @@ A label has up to three parts: the question's number, a letter a-h and a part in
 Parts left out are taken from the enclosing headings, so "### (i)" under "## 2a" names 2a-i and
 "## (b)(ii)" under "# Part 1" names 1b-ii. A bare letter or numeral ("A note", "I think") is a label
 only when punctuation follows it ("b.", "i)"), so ordinary headings are not mistaken for labels.
+
+A bold label at the start of a paragraph ("**(b)(ii)** We have...") is read like a heading's.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ _NUMBER = re.compile(r"\d+")
 _COMPONENT = re.compile(r"\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9])")
 _SEPARATOR = re.compile(r"[\s.:\-_]*")
 _LETTERS = "abcdefgh"
+# Up to three spaces of indentation, as Markdown allows before a paragraph; "- **(a)**" (a list) is
+# not a label but an item of the answer.
+_BOLD_START = re.compile(r"^ {0,3}(?P<mark>\*\*|__)(?P<inner>[^*_\n]+?)(?P=mark)")
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,12 @@ def _split_letters(word: str) -> tuple[str | None, str | None] | None:
 
 def read_label(heading: str) -> Label | None:
     """The label at the start of a heading's text, or None when the heading names no question."""
+    return split_label(heading)[0]
+
+
+def split_label(heading: str) -> tuple[Label | None, str]:
+    """The label at the start of a heading's text and the rest of it, the heading's own title
+    (lower case): "2. Machine Learning" -> (2, "machine learning")."""
     text = _KEYWORD.sub("", _DECORATION.sub("", heading).strip()).lower()
     number = _NUMBER.match(text)
     position = number.end() if number else 0
@@ -64,14 +75,23 @@ def read_label(heading: str) -> Label | None:
         letter, part = split[0] or letter, split[1] or part
         parenthesised |= match["inner"] is not None
         position = match.end()
+    rest = text[position:]
     if number is None and letter is None and part is None:
-        return None
+        return None, text
     if number is None and not parenthesised:
         # "b." or "b-i" is a label; "A note" or "I think" is not.
-        rest = text[position:]
         if rest.strip() and not re.match(r"\s*[.:)\-]", rest) and not (letter and part):
-            return None
-    return Label(number.group() if number else None, letter, part)
+            return None, text
+    return Label(number.group() if number else None, letter, part), rest.strip(" .:)-\t")
+
+
+def bold_label(line: str) -> tuple[str, int] | None:
+    """The text of a bold label starting ``line`` ("**(b)(ii)** We have" -> "(b)(ii)") and where
+    the line's text after it starts; None when the line does not start with a bold label."""
+    match = _BOLD_START.match(line)
+    if match is None or read_label(match["inner"]) is None:
+        return None
+    return match["inner"], match.end()
 
 
 def sort_key(question_id: str) -> tuple:
@@ -98,13 +118,43 @@ def match_label(label: Label, written_ids: list[str]) -> Match:
             return Match(qid, False, None)
         if label.part is None:
             return Match(None, True, None)  # "## 2", "## 2a": a section, or a question's code part
+        # A write-up numbered its own way ("2. Machine Learning", then "(b)(i)" for 1b-i).
+        alike = ending_in(label_suffix(label), written_ids)
+        if alike:
+            return Match(None, False, f"there is no written question {qid}; is it {' or '.join(alike)}?")
         return Match(None, False, f"there is no written question {qid} (they are "
                                   f"{', '.join(sorted(written_ids, key=sort_key))})")
-    suffix = f"{label.letter or ''}" + (f"-{label.part}" if label.part else "")
-    candidates = sorted((q for q in written_ids if re.sub(r"^\d+", "", q) == suffix), key=sort_key)
+    suffix = label_suffix(label)
+    candidates = ending_in(suffix, written_ids)
     if len(candidates) == 1:
         return Match(candidates[0], False, None)
     if candidates:
         return Match(None, False, f"it could be {' or '.join(candidates)}; write the number too "
                                   f"(for example '{candidates[0]}')")
     return Match(None, False, f"no written question ends in {suffix}")
+
+
+def written_question_in_full(label: Label, written_ids: list[str]) -> str | None:
+    """The written question a label names on its own, number included ("2b-iii"), else None."""
+    return match_label(label, written_ids).question if label.number is not None else None
+
+
+def could_mean(label: Label, inside: Label | None, written_ids: list[str]) -> str | None:
+    """The written question a label inside an answer could name: read within the label of the
+    heading around it ("(iii)" inside 2b-ii: 2b-iii), else on its own when only one question ends
+    that way ("(e)": 2e). None when it names none ("(a)" inside 2b-ii: 2a has no written answer)."""
+    for candidate in (label.within(inside), label):
+        question = match_label(candidate, written_ids).question
+        if question is not None:
+            return question
+    return None
+
+
+def label_suffix(label: Label) -> str:
+    """A label without its number, as question ids end: (b)(i) -> "b-i", (e) -> "e", (ii) -> "-ii"."""
+    return f"{label.letter or ''}" + (f"-{label.part}" if label.part else "")
+
+
+def ending_in(suffix: str, written_ids: list[str]) -> list[str]:
+    """The ids that are ``suffix`` after their number ("b-i": 1b-i, 2b-i), in handout order."""
+    return sorted((q for q in written_ids if re.sub(r"^\d+", "", q) == suffix), key=sort_key)
