@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.config import load_assignment
 from autograder.written.answers import AnswerSheet, read_answers, read_markdown
+from autograder.written.check import check_answers
 from autograder.written.labels import bold_label, could_mean, read_label, split_label
 
 FIXTURES = Path(__file__).parent / "fixtures" / "written"
@@ -164,3 +166,90 @@ def test_a_notebook_answer_cell_keeps_its_text_and_reports_what_names_other_ques
         "cell 9, line 4: the bold label '**(b)(i)**' is in the answer cell of 1a-i"]
     assert "but it names 1a-ii. If it answers 1a-ii, move it to the answer cell of 1a-ii" in sheet.problems[0]
     assert "but it could mean 1b-i" in sheet.problems[1]
+
+
+# check-written: which question a misplaced answer more likely answers, and one list of what to fix.
+
+def fixed_course_numbering() -> str:
+    """The course-numbering write-up after the student followed check-written's messages."""
+    text = (FIXTURES / "parser_course_numbering.md").read_text()
+    for old, new in (("## 2. Machine", "## 1. Machine"), ("## 3. Neural", "## 2. Neural"),
+                     ("### (a)\n", "### 2a-i\n"), ("### (b)\n", "### 2a-ii\n")):
+        text = text.replace(old, new)
+    return text
+
+
+def test_check_says_which_question_a_misplaced_answer_more_likely_answers(tmp_path):
+    check = check_answers(FIXTURES / "parser_course_numbering.md", PARSER)
+    fix = check.to_fix
+    assert fix[0] == ("line 5: '(a)(i)' under '2. Machine Learning & Neural …' (line 3) is read as 2a-i (the "
+                      "transition table), but it does not have the form of that answer; it reads more like 1a-i "
+                      "(Adam: the rolling mean of the gradients). If it answers 1a-i, label its heading '1a-i' "
+                      "(or move the text under the heading of 1a-i).")
+    assert fix[1].startswith("2a-i (line 5 ('(a)(i)')): no table found")
+    assert "is read as 2a-ii (the number of transitions)" in fix[2] and "more like 1a-ii" in fix[2]
+    unplaced = {u.where.split(" (")[0]: u.reason for u in check.unplaced}
+    assert unplaced["line 22"].endswith("it reads like an answer to 1b-i (dropout: the scale gamma)")
+    assert unplaced["line 29"].endswith("it reads like an answer to 1b-ii (dropout: in training, not in evaluation)")
+    assert unplaced["line 47"].endswith("it reads like an answer to 2a-i (the transition table)")
+    assert unplaced["line 69"].endswith("it reads like an answer to 2a-ii (the number of transitions)")
+    assert [int(re.search(r"line (\d+)", f)[1]) for f in fix] == sorted(int(re.search(r"line (\d+)", f)[1]) for f in fix)
+    assert not check.clean
+    path = tmp_path / "written.md"
+    path.write_text(fixed_course_numbering())
+    fixed = check_answers(path, PARSER)
+    assert fixed.to_fix == [] and fixed.clean
+
+
+def test_titles_of_the_student_s_own_do_not_raise_false_alarms(tmp_path, repo):
+    """The reference answers under headings students write ("## 1a-i Momentum", "## Question 2b (ii):
+    solution") are placed and checked without any report."""
+    for name, titles in (("parser", {"1a-i": "Momentum", "1a-ii": "Per-parameter learning rates",
+                                     "1b-ii": "Why not at test time", "2a-ii": "Counting"}),
+                         ("word2vec", {"1c-i": "Jacobian of softmax", "2b-ii": "Solution", "2c-ii": "np.add.at",
+                                       "2e": "Unit vectors", "2d-i": "Summing the losses"})):
+        text = (repo / "solutions" / "written" / f"{name}.md").read_text()
+        text = re.sub(r"^## (\S+)\. .*$", lambda m: f"## Question {m[1]}: {titles.get(m[1], '')}", text, flags=re.M)
+        path = tmp_path / f"{name}.md"
+        path.write_text(text)
+        check = check_answers(path, load_assignment(name))
+        assert check.to_fix == [] and check.clean, (name, check.to_fix)
+
+
+def notebook_with(tmp_path, repo, name: str, cells: dict[str, str]) -> Path:
+    notebook = nbformat.read(repo / "handouts" / f"{name}.ipynb", as_version=4)
+    for cell in notebook.cells:
+        if cell.get("id", "").removeprefix("answer-") in cells:
+            cell.source = cells[cell.id.removeprefix("answer-")]
+    path = tmp_path / f"{name}.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_answers_in_the_notebook_with_their_own_labels_are_reported_by_cell_and_line(tmp_path, repo):
+    path = notebook_with(tmp_path, repo, "word2vec", {
+        "2b-i": "**(a)** Only the term of $o$ is left.",
+        "2b-ii": "**(b)(i)** $U^\\top(\\hat y - y)$\n\n**(b)(ii)** zero when $\\hat y = y$\n\n"
+                 "**(b)(iii)** $-u_o$ pulls, the expectation pushes.",
+    })
+    check = check_answers(path, WORD2VEC)
+    cell = next(i for i, c in enumerate(nbformat.read(path, as_version=4).cells, 1) if c.get("id") == "answer-2b-ii")
+    assert [p.split(" is in the")[0] for p in check.to_fix] == [
+        f"cell {cell}, line 1: the bold label '**(b)(i)**'", f"cell {cell}, line 5: the bold label '**(b)(iii)**'"]
+    assert "could mean 2b-iii. If it answers 2b-iii, move it to the answer cell of 2b-iii" in check.to_fix[1]
+    assert {q.id: q.where for q in check.questions}["2b-ii"] == f"cell {cell}"  # still 2b-ii's answer
+
+
+def test_an_answer_in_the_wrong_notebook_cell_is_reported(tmp_path, repo):
+    adam = (FIXTURES / "parser_course_numbering.md").read_text().split("### (a)(i)\n")[1].split("###")[0]
+    path = notebook_with(tmp_path, repo, "parser", {"2a-i": adam})
+    fix = check_answers(path, PARSER).to_fix
+    assert fix[0] == ("cell 26: the answer in the cell of 2a-i (the transition table) is there, but it does not "
+                      "have the form of that answer; it reads more like 1a-i (Adam: the rolling mean of the "
+                      "gradients). If it answers 1a-i, move it to the answer cell of 1a-i.")
+    assert fix[1].startswith("2a-i (cell 26): no table found")
+
+
+def test_check_written_is_clean_for_answers_that_follow_the_rule(tmp_path):
+    check = check_answers(FIXTURES / "parser_bold_labels.md", PARSER)
+    assert check.clean and check.to_fix == []
