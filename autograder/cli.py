@@ -120,13 +120,27 @@ def _check_written(args: argparse.Namespace) -> int:
 
 
 def _collect(args: argparse.Namespace) -> int:
-    from autograder.collect import collect_submission
+    from autograder.collect import IGNORE_FLAG, collect_submission
 
     assignment = load_assignment(args.assignment)
     folder = Path(args.folder) if args.folder else assignment.starter_dir
-    collected = collect_submission(assignment, folder, Path(args.out) if args.out else None)
+    collected = collect_submission(assignment, folder, Path(args.out) if args.out else None,
+                                   ignore_written_problems=args.ignore_written_problems)
     for warning in collected.warnings:
         print(f"warning: {warning}")
+    if collected.written_problems:
+        problems = len(collected.written_problems)
+        print(f"{'warning' if collected.written else 'error'}: {collected.answers} has {problems} "
+              f"problem{'s' if problems > 1 else ''} to fix (as check-written reports them):")
+        for problem in collected.written_problems:
+            print(f"  {problem}")
+    if not collected.written:
+        stale = (f" ({collected.zip_path} is from an earlier run: do not upload it)"
+                 if collected.zip_path.exists() else "")
+        print(f"No zip written{stale}. Fix the lines above, check with 'python -m autograder check-written "
+              f"{assignment.name} {collected.answers}' and run collect-submission again; or, to zip your "
+              f"files as they are, add {IGNORE_FLAG}.")
+        return 1
     print(f"wrote {collected.zip_path} with {', '.join(collected.files) or 'no files'}; upload it to Gradescope")
     return 0
 
@@ -275,12 +289,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read the written answers in ANSWERS (the handout notebook, or a Markdown file whose\n"
                     "headings name the questions: '## 2a-i', '## 2a (i)', '### (i)' under '## 2a'...) and\n"
                     "report which question each answer was filed under, which questions have no answer,\n"
-                    "text that is under no question, broken math ($ that never closes, control\n"
-                    "characters inside math) and, for answers graded automatically, whether they can\n"
-                    "be read (not whether they are right). Exit status 0 when nothing needs fixing.",
+                    "text that is under no question, headings inside an answer that could name another\n"
+                    "question (their text stays where it is), answers that seem to be under the wrong\n"
+                    "question, broken math ($ that never closes, control characters inside math) and,\n"
+                    "for answers graded automatically, whether they can be read (not whether they are\n"
+                    "right). Every problem says on which line. Exit status 0 when nothing needs fixing;\n"
+                    "collect-submission zips nothing until then.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  python -m autograder check-written parser parser.ipynb\n"
-               "  python -m autograder check-written word2vec written.md")
+               "  python -m autograder check-written word2vec written.md\n\n"
+               "  To fix:\n"
+               "    line 5: '(a)(i)' under '2. Machine Learning & Neural …' (line 3) is read as 2a-i (the\n"
+               "    transition table), but it does not have the form of that answer; it reads more like\n"
+               "    1a-i (Adam: the rolling mean of the gradients). If it answers 1a-i, label its heading\n"
+               "    '1a-i' (or move the text under the heading of 1a-i).")
     written.add_argument("assignment", help=f"assignment name ({names})")
     written.add_argument("answers", nargs="?", metavar="ANSWERS",
                          help="the notebook or Markdown file, or a folder holding one "
@@ -289,18 +311,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     collect = commands.add_parser(
         "collect-submission", aliases=["collect_submission"],
-        help="zip exactly the files Gradescope expects, warning about missing or unfinished ones",
+        help="zip exactly the files Gradescope expects, once check-written finds nothing to fix",
         description="Write ASSIGNMENT_submission.zip (or --out) with the Python files the autograder\n"
                     "reads and your written answers (the notebook or written.md, whichever holds them),\n"
                     "flat at the top of the zip, as Gradescope expects. Warns about missing files, parts\n"
-                    "still raising NotImplementedError and unanswered written questions.",
+                    "still raising NotImplementedError and unanswered written questions. Every problem\n"
+                    "check-written reports in the written answers (an answer that seems to be under the\n"
+                    "wrong question, a heading that could name another question, a question answered\n"
+                    "twice, a final answer that cannot be read, broken math, text under no question) is\n"
+                    "printed with its line, and no zip is written (exit status 1) until it is fixed, or\n"
+                    "unless you pass --ignore-written-problems.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  python -m autograder collect-submission parser")
+        epilog="examples:\n  python -m autograder collect-submission parser\n\n"
+               "  error: written.md has 1 problem to fix (as check-written reports them):\n"
+               "    line 36: the heading '(b)(i)' is inside the answer to 2b-ii (heading on line 34)\n"
+               "    and could also mean 2b-i; its text stays in 2b-ii. [...]\n"
+               "  No zip written. Fix the lines above, [...]\n\n"
+               "  python -m autograder collect-submission word2vec --ignore-written-problems")
     collect.add_argument("assignment", help=f"assignment name ({names})")
     collect.add_argument("folder", nargs="?", metavar="FOLDER",
                          help="the folder with your files (default: the bundle's)")
     collect.add_argument("--out", metavar="ZIP",
                          help="the zip to write (default: FOLDER/ASSIGNMENT_submission.zip)")
+    collect.add_argument("--ignore-written-problems", action="store_true",
+                         help="write the zip even though check-written reports problems in your written "
+                              "answers (they are still printed); what the grader cannot place or read "
+                              "scores 0")
     collect.set_defaults(run=_collect)
 
     export = commands.add_parser(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 import zipfile
+from pathlib import Path
 
 import nbformat
+import pytest
 
 from autograder.collect import collect_submission
 from autograder.config import load_assignment
@@ -32,6 +34,72 @@ def test_collect_zips_exactly_the_expected_files_and_warns(tmp_path, repo):
            "forward_backward_prop, input_gradient" in warnings
     assert not [w for w in collected.warnings if w.startswith("word2vec.py")]  # the finished file
     assert "written.md: no answer to 1c-i, 1d-i" in warnings
+
+
+PARSER = load_assignment("parser")
+PLACEMENT = Path(__file__).parent / "fixtures" / "written"
+
+
+@pytest.mark.parametrize("answers, expected", [
+    ("## 2b-ii\n$U^\\top(\\hat y - y)$\n### (b)(iii)\nThe two terms.\n",
+     "line 3: the heading '(b)(iii)' is inside the answer to 2b-ii (heading on line 1) and could also mean 2b-iii"),
+    ("## 2e\nDirections.\n## 2e.\nAgain.\n", "2e is answered twice (line 1 ('2e') and line 3 ('2e.'))"),
+    ("## 1c-i\n$\\hat y - y\n", "1c-i (line 2): the $ before '$\\hat y - y' is never closed"),
+    ("Ada Lovelace\n## 2e\nDirections.\n", "line 1: 'Ada Lovelace' is not graded: no heading above it names a question"),
+    ("## 3a (i)\nLearning rates.\n", "line 1: the heading '3a (i)' names no question: there is no written "
+                                        "question 3a-i"),
+])
+def test_collect_repeats_every_problem_of_check_written_and_zips_nothing(tmp_path, repo, answers, expected):
+    folder = tmp_path / "work"
+    shutil.copytree(repo / "assignment" / "word2vec", folder)
+    (folder / "written.md").write_text(answers)
+    collected = collect_submission(WORD2VEC, folder)
+    assert not collected.written and not collected.zip_path.exists()
+    assert any(problem.startswith(expected) for problem in collected.written_problems), collected.written_problems
+    anyway = collect_submission(WORD2VEC, folder, ignore_written_problems=True)
+    assert anyway.written and anyway.written_problems == collected.written_problems
+    with zipfile.ZipFile(anyway.zip_path) as archive:
+        assert "written.md" in archive.namelist()
+
+
+@pytest.mark.parametrize("answers, expected", [
+    ("## 1b-i\nAnswer: one over one minus p\n", "1b-i (line 1 ('1b-i')): cannot read the final answer"),
+    ((PLACEMENT / "parser_course_numbering.md").read_text(),
+     "line 5: '(a)(i)' under '2. Machine Learning & Neural …' (line 3) is read as 2a-i (the transition table)"),
+])
+def test_collect_stops_on_unreadable_and_misplaced_answers_of_the_parser(tmp_path, repo, answers, expected):
+    folder = tmp_path / "work"
+    shutil.copytree(repo / "assignment" / "parser", folder)
+    (folder / "written.md").write_text(answers)
+    collected = collect_submission(PARSER, folder)
+    assert not collected.written and any(p.startswith(expected) for p in collected.written_problems)
+
+
+def test_collect_command_stops_until_the_written_problems_are_fixed(tmp_path, repo):
+    folder = tmp_path / "work"
+    shutil.copytree(repo / "assignment" / "word2vec", folder)
+    pasted = (PLACEMENT / "word2vec_own_numbering.md").read_text()
+    (folder / "written.md").write_text(pasted)
+
+    def collect(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([PYTHON, "-m", "autograder", "collect-submission", "word2vec", str(folder), *flags],
+                              cwd=repo, capture_output=True, text=True, timeout=120)
+
+    refused = collect()
+    assert refused.returncode == 1 and not (folder / "word2vec_submission.zip").exists()
+    assert "error: written.md has 3 problems to fix (as check-written reports them):\n  line 36: the heading " \
+           "'(b)(i)' is inside the answer to 2b-ii" in refused.stdout
+    assert "No zip written. Fix the lines above" in refused.stdout and "--ignore-written-problems" in refused.stdout
+    anyway = collect("--ignore-written-problems")
+    assert anyway.returncode == 0 and "warning: written.md has 3 problems to fix" in anyway.stdout
+    assert (folder / "word2vec_submission.zip").exists()
+    stale = collect()
+    assert stale.returncode == 1 and "word2vec_submission.zip is from an earlier run: do not upload it" in stale.stdout
+    for old, new in (("### (b)(i)", "### Step 1"), ("### (b)(iii)", "### Step 3"), ("#### (e)", "#### Both cases")):
+        pasted = pasted.replace(old, new)
+    (folder / "written.md").write_text(pasted)
+    fixed = collect()
+    assert fixed.returncode == 0 and "problems to fix" not in fixed.stdout and "wrote " in fixed.stdout
 
 
 def test_collect_command_alias(tmp_path, repo):
