@@ -25,11 +25,16 @@ ANSWER_SHEET_INTRO = """\
 Write each answer under its question's heading, in Markdown; put math between $...$ (inside a
 line) or $$...$$ (on lines of its own). Keep the headings: they tell the grader which answer is
 which. You may shorten a heading to its label: "## {n}{l}-{r}", "## {n}{l} ({r})" and "## {n}({l})({r})" all
-work, and under a heading "## {n}{l}" a heading "### ({r})" means {n}{l}-{r}. Text under no question's
-heading is not graded. For a question graded automatically, put your final answer on a line of
-its own that starts with "Answer:".
+work, and under a heading "## {n}{l}" a heading "### ({r})" means {n}{l}-{r}. Your own deeper headings
+("### Derivation", "##### Answer:", your own numbering) belong to the answer above them, unless
+they name another question in full ("### {n}{l}-{s}"). One that could mean another question, such
+as "### ({l})({s})" under "## {n}{l}-{r}", keeps its text where it is and is reported: reword it. A bold
+label starting a paragraph ("**({l})({r})**") counts as a heading. Text under no question's heading is
+not graded. For a question graded automatically, put your final answer on a line of its own that
+starts with "Answer:".
 
 Before you submit, check this file:  python -m autograder check-written {name} written.md
+collect-submission makes no zip while that check reports a problem.
 -->
 """
 
@@ -124,10 +129,13 @@ def notebook(assignment: Assignment, handout: Handout, images: dict[str, bytes])
 
 def answer_sheet(assignment: Assignment, handout: Handout) -> str:
     """The Markdown answer sheet: every written question's heading, then a place for the answer."""
-    example = re.match(r"(\d+)([a-h])-([ivx]+)$", next(
-        (q.id for q in handout.written if "-" in q.id), "1a-i"))
+    ids = [q.id for q in handout.written]
+    # The example is a question and its next part, both asked, so that every label shown exists.
+    first = next((q for q in ids if re.match(r"\d+[a-h]-i$", q) and f"{q}i" in ids), "1a-i")
+    example = re.match(r"(\d+)([a-h])-([ivx]+)$", first)
     parts = [f"# Written answers: {assignment.config.title}", "",
-             ANSWER_SHEET_INTRO.format(name=assignment.name, n=example[1], l=example[2], r=example[3])]
+             ANSWER_SHEET_INTRO.format(name=assignment.name, n=example[1], l=example[2], r=example[3],
+                                       s=example[3] + "i")]
     for question in handout.written:
         parts += [f"## {question.heading}", "", (question.template or PLACEHOLDER).strip("\n"), ""]
     return "\n".join(parts)
