@@ -40,39 +40,31 @@ PARSER = load_assignment("parser")
 PLACEMENT = Path(__file__).parent / "fixtures" / "written"
 
 
-@pytest.mark.parametrize("answers, expected", [
-    ("## 2b-ii\n$U^\\top(\\hat y - y)$\n### (b)(iii)\nThe two terms.\n",
+@pytest.mark.parametrize("assignment, answers, expected", [
+    (WORD2VEC, "## 2b-ii\n$U^\\top(\\hat y - y)$\n### (b)(iii)\nThe two terms.\n",
      "line 3: the heading '(b)(iii)' is inside the answer to 2b-ii (heading on line 1) and could also mean 2b-iii"),
-    ("## 2e\nDirections.\n## 2e.\nAgain.\n", "2e is answered twice (line 1 ('2e') and line 3 ('2e.'))"),
-    ("## 1c-i\n$\\hat y - y\n", "1c-i (line 2): the $ before '$\\hat y - y' is never closed"),
-    ("Ada Lovelace\n## 2e\nDirections.\n", "line 1: 'Ada Lovelace' is not graded: no heading above it names a question"),
-    ("## 3a (i)\nLearning rates.\n", "line 1: the heading '3a (i)' names no question: there is no written "
-                                        "question 3a-i"),
-])
-def test_collect_repeats_every_problem_of_check_written_and_zips_nothing(tmp_path, repo, answers, expected):
+    (WORD2VEC, "## 2e\nDirections.\n## 2e.\nAgain.\n", "2e is answered twice (line 1 ('2e') and line 3 ('2e.'))"),
+    (WORD2VEC, "## 1c-i\n$\\hat y - y\n", "1c-i (line 2): the $ before '$\\hat y - y' is never closed"),
+    (WORD2VEC, "Ada Lovelace\n## 2e\nDirections.\n",
+     "line 1: 'Ada Lovelace' is not graded: no heading above it names a question"),
+    (WORD2VEC, "## 3a (i)\nLearning rates.\n",
+     "line 1: the heading '3a (i)' names no question: there is no written question 3a-i"),
+    (PARSER, "## 1b-i\nAnswer: one over one minus p\n", "1b-i (line 1 ('1b-i')): cannot read the final answer"),
+    (PARSER, (PLACEMENT / "parser_course_numbering.md").read_text(),
+     "line 5: '(a)(i)' under '2. Machine Learning & Neural …' (line 3) is read as 2a-i (the transition table)"),
+], ids=["ambiguous", "twice", "math", "unplaced", "no question", "unreadable", "misplaced"])
+def test_collect_repeats_every_problem_of_check_written_and_zips_nothing(tmp_path, repo, assignment, answers,
+                                                                         expected):
     folder = tmp_path / "work"
-    shutil.copytree(repo / "assignment" / "word2vec", folder)
+    shutil.copytree(repo / "assignment" / assignment.name, folder)
     (folder / "written.md").write_text(answers)
-    collected = collect_submission(WORD2VEC, folder)
+    collected = collect_submission(assignment, folder)
     assert not collected.written and not collected.zip_path.exists()
     assert any(problem.startswith(expected) for problem in collected.written_problems), collected.written_problems
-    anyway = collect_submission(WORD2VEC, folder, ignore_written_problems=True)
+    anyway = collect_submission(assignment, folder, ignore_written_problems=True)
     assert anyway.written and anyway.written_problems == collected.written_problems
     with zipfile.ZipFile(anyway.zip_path) as archive:
         assert "written.md" in archive.namelist()
-
-
-@pytest.mark.parametrize("answers, expected", [
-    ("## 1b-i\nAnswer: one over one minus p\n", "1b-i (line 1 ('1b-i')): cannot read the final answer"),
-    ((PLACEMENT / "parser_course_numbering.md").read_text(),
-     "line 5: '(a)(i)' under '2. Machine Learning & Neural …' (line 3) is read as 2a-i (the transition table)"),
-])
-def test_collect_stops_on_unreadable_and_misplaced_answers_of_the_parser(tmp_path, repo, answers, expected):
-    folder = tmp_path / "work"
-    shutil.copytree(repo / "assignment" / "parser", folder)
-    (folder / "written.md").write_text(answers)
-    collected = collect_submission(PARSER, folder)
-    assert not collected.written and any(p.startswith(expected) for p in collected.written_problems)
 
 
 def test_collect_command_stops_until_the_written_problems_are_fixed(tmp_path, repo):

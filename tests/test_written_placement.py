@@ -15,6 +15,7 @@ import pytest
 from autograder.config import load_assignment
 from autograder.written.answers import AnswerSheet, read_answers, read_markdown
 from autograder.written.check import check_answers
+from autograder.written.intent import Guesser, question_words, words
 from autograder.written.labels import bold_label, could_mean, read_label, split_label
 
 FIXTURES = Path(__file__).parent / "fixtures" / "written"
@@ -253,3 +254,28 @@ def test_an_answer_in_the_wrong_notebook_cell_is_reported(tmp_path, repo):
 def test_check_written_is_clean_for_answers_that_follow_the_rule(tmp_path):
     check = check_answers(FIXTURES / "parser_bold_labels.md", PARSER)
     assert check.clean and check.to_fix == []
+
+
+def test_a_section_title_that_disagrees_with_the_handout_is_enough_for_a_question_graded_by_hand(tmp_path):
+    """1a-ii is graded by hand, so no form can be wrong: the title '1. Neural Transition-Based
+    Dependency Parsing' (the handout's Part 1 is optimisation) and the words decide."""
+    path = tmp_path / "written.md"
+    path.write_text("## 1. Neural Transition-Based Dependency Parsing\n### (a)(ii)\nEvery word is shifted onto "
+                    "the stack once and leaves it by exactly one arc, so there are $n$ shifts and $n$ arcs.\n\n"
+                    "Answer: $2n$\n")
+    fix = check_answers(path, PARSER).to_fix
+    assert fix == ["line 2: '(a)(ii)' under '1. Neural Transition-Based De…' (line 1) is read as 1a-ii (Adam: "
+                   "dividing by the square root of v), but the title of '1. Neural Transition-Based De…' does not "
+                   "match that question; it reads more like 2a-ii (the number of transitions). If it answers "
+                   "2a-ii, label its heading '2a-ii' (or move the text under the heading of 2a-ii)."]
+
+
+def test_without_the_handout_notebook_the_guess_uses_the_config_s_titles(tmp_path):
+    """A student who deleted the notebook from the bundle: check-written still runs."""
+    bare = load_assignment("parser", root=tmp_path)
+    profiles = question_words(bare)
+    assert profiles["1b-i"].titles == words("dropout: the scale gamma dropout")
+    assert Guesser.of(bare).likelier("The scale gamma of dropout:\nAnswer: $1/(1-p_{drop})$", "2a-i") == "1b-i"
+    path = tmp_path / "written.md"
+    path.write_text((FIXTURES / "parser_bold_labels.md").read_text())
+    assert check_answers(path, bare).clean
