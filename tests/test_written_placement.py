@@ -245,9 +245,9 @@ def test_an_answer_in_the_wrong_notebook_cell_is_reported(tmp_path, repo):
     adam = (FIXTURES / "parser_course_numbering.md").read_text().split("### (a)(i)\n")[1].split("###")[0]
     path = notebook_with(tmp_path, repo, "parser", {"2a-i": adam})
     fix = check_answers(path, PARSER).to_fix
-    assert fix[0] == ("cell 26: the answer in the cell of 2a-i (the transition table) is there, but it does not "
-                      "have the form of that answer; it reads more like 1a-i (Adam: the rolling mean of the "
-                      "gradients). If it answers 1a-i, move it to the answer cell of 1a-i.")
+    assert fix[0] == ("cell 26: the answer in the cell of 2a-i (the transition table) does not have the form "
+                      "of that answer; it reads more like 1a-i (Adam: the rolling mean of the gradients). If it "
+                      "answers 1a-i, move it to the answer cell of 1a-i.")
     assert fix[1].startswith("2a-i (cell 26): no table found")
 
 

@@ -69,6 +69,7 @@ class Unplaced(BaseModel):
     excerpt: str
     reason: str = "no heading above it names a question"
     text: str = ""  # all of it, for check-written's guess of the question it answers
+    heading: str = ""  # the heading (or bold label) right above it, "" when there is none
 
 
 class AnswerSheet(BaseModel):
@@ -276,7 +277,7 @@ class _Placer:
                 under = f" (under the heading {self.region.heading!r})" if self.region.heading else ""
                 self.sheet.unplaced.append(Unplaced(where=f"{self.prefix}line {line}{under}",
                                                     excerpt=_excerpt(body), reason=self.region.reason,
-                                                    text=body.strip()))
+                                                    text=body.strip(), heading=self.region.heading))
         self.current, self.region = None, None
 
 

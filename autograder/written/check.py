@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from autograder.config import Assignment, Question
+from autograder.config import Assignment, ManualQuestion, Question
 from autograder.handout.data import handout_data
 from autograder.written.answers import Answer, AnswerSheet, Unplaced, read_answers, read_markdown
-from autograder.written.formats import AnswerFormatError, NotAnsweredYet
+from autograder.written.formats import AnswerFormat, AnswerFormatError, NotAnsweredYet
 from autograder.written.intent import Guesser
 from autograder.written.labels import read_label, sort_key, split_label
 from autograder.written.latex import scan
@@ -78,23 +78,10 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
     formats = handout_data(assignment).answer_formats
     statuses, problems = [], list(sheet.problems)
     for question in sorted(config.written_questions, key=lambda q: sort_key(q.id)):
-        automatic = isinstance(question, Question)
-        status = QuestionStatus(id=question.id, title=question.title, points=question.points,
-                                graded="automatically" if automatic else "by hand", where="")
+        statuses.append(_status(question, sheet, formats.get(question.id)))
         text = sheet.text(question.id)
-        if text.strip():
-            status.where = sheet.answers[question.id].where
-            for line, message in scan(text)[1]:
-                problems.append(f"{question.id} ({_location(sheet, question.id, line)}): {message}")
-            form = formats.get(question.id)
-            if form is not None:
-                try:
-                    status.note = form.describe(text)
-                except NotAnsweredYet as error:
-                    status.where, status.note = "", str(error)
-                except AnswerFormatError as error:
-                    status.note, status.readable = str(error), False
-        statuses.append(status)
+        problems += [f"{question.id} ({_location(sheet, question.id, line)}): {message}"
+                     for line, message in (scan(text)[1] if text.strip() else [])]
     guesser = Guesser.of(assignment)
     written_ids = [q.id for q in config.written_questions]
     for status in statuses:
@@ -103,6 +90,24 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
             problems += _misplaced(sheet.answers[status.id], status, guesser)
     unplaced = [_with_guess(item, guesser) for item in sheet.unplaced]
     return WrittenCheck(source=sheet.source, questions=statuses, unplaced=unplaced, problems=problems)
+
+
+def _status(question: Question | ManualQuestion, sheet: AnswerSheet, form: AnswerFormat | None) -> QuestionStatus:
+    """Where the answer to ``question`` is and, when it is graded automatically, what was read of it."""
+    status = QuestionStatus(id=question.id, title=question.title, points=question.points,
+                            graded="automatically" if isinstance(question, Question) else "by hand", where="")
+    text = sheet.text(question.id)
+    if not text.strip():
+        return status
+    status.where = sheet.answers[question.id].where
+    if form is not None:
+        try:
+            status.note = form.describe(text)
+        except NotAnsweredYet as error:
+            status.where, status.note = "", str(error)
+        except AnswerFormatError as error:
+            status.note, status.readable = str(error), False
+    return status
 
 
 def _headings_inside_cell(answer: Answer, written_ids: list[str]) -> list[str]:
@@ -134,9 +139,10 @@ def _misplaced(answer: Answer, status: QuestionStatus, guesser: Guesser) -> list
     why = ("it does not have the form of that answer" if not status.readable else
            f"the title of {_short(disagree[0].title)!r} does not match that question")
     likelier = f"it reads more like {other} ({guesser.title(other)})"
-    if not headings:
-        return [f"{answer.where}: the answer in the cell of {question} ({guesser.title(question)}) is "
-                f"there, but {why}; {likelier}. If it answers {other}, move it to the answer cell of {other}."]
+    if not headings:  # a notebook answer cell: only its form can disagree
+        return [f"{answer.where}: the answer in the cell of {question} ({guesser.title(question)}) does not "
+                f"have the form of that answer; {likelier}. If it answers {other}, move it to the answer "
+                f"cell of {other}."]
     own, *around = reversed(headings)
     under = "".join(f" under {_short(h.title)!r} (line {h.line})" for h in around)
     return [f"line {own.line}: {_short(own.title)!r}{under} is read as {question} "
@@ -145,8 +151,8 @@ def _misplaced(answer: Answer, status: QuestionStatus, guesser: Guesser) -> list
 
 
 def _with_guess(item: Unplaced, guesser: Guesser) -> Unplaced:
-    heading = item.where.partition("(under the heading ")[2].rstrip(")").strip("'\"")
-    other = guesser.likelier(item.text, None, read_label(heading) if heading else None)
+    """Text under no question, with the question it reads like when one fits clearly."""
+    other = guesser.likelier(item.text, None, read_label(item.heading) if item.heading else None)
     if other is None:
         return item
     return item.model_copy(update={"reason": f"{item.reason}; it reads like an answer to {other} "
