@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from autograder.protocol import ArgRef, Decoder, Encoder, Handle, ObjectState, Opaque, ProtocolError, pack
+from autograder.protocol import (ArgRef, Decoder, Encoder, Handle, ObjectState, Opaque, Packed, ProtocolError, pack,
+                                 pack_parts)
 from autograder.sandbox import CallResult, Session
 from autograder.worker.helpers import StateSync, generators_in
 
@@ -110,7 +111,7 @@ class HelperBridge:
     token: str = ""
     syncs: dict[str, StateSync] = field(default_factory=dict)
 
-    def answer(self, document: dict, arrays: list, ask: Callable[[bytes], tuple[dict, list]]) -> bytes:
+    def answer(self, document: dict, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed:
         """The reply to one helper call; ``ask`` sends a callback to the worker and returns its answer."""
         target = document.get("helper")
         if target not in self.targets:
@@ -146,7 +147,7 @@ class HelperBridge:
             reply["aliases"] = aliases
             reply["state"] = encoder.encode(sync.outgoing({k: v for k, v in answer.state.items()
                                                            if k not in aliases}))
-        return pack(reply, encoder.arrays)
+        return pack_parts(reply, encoder.arrays)
 
     def _sync(self, owner: str) -> StateSync:
         """The state sync of one worker object; the worker's names change with every call."""
@@ -199,7 +200,7 @@ class _Callbacks:
     the helper call's arguments inside them (a parse's sentence) as references to the worker's
     very objects, which the student's code may recognise by identity."""
 
-    def __init__(self, ask: Callable[[bytes], tuple[dict, list]], modules: SimpleNamespace) -> None:
+    def __init__(self, ask: Callable[[Packed], tuple[dict, list]], modules: SimpleNamespace) -> None:
         self.ask = ask
         self.modules = modules
         self.paths: dict[int, tuple] = {}  # id of an argument (list, dict, array) -> where it is
@@ -222,7 +223,7 @@ class _Callbacks:
 
     def call(self, index: int, method: str, args: tuple, kwargs: dict) -> Any:
         encoder = Encoder()
-        reply, arrays = self.ask(pack({"callback": index, "method": method,
+        reply, arrays = self.ask(pack_parts({"callback": index, "method": method,
                                        "args": encoder.encode(self.outward(list(args))),
                                        "kwargs": encoder.encode(self.outward(kwargs))}, encoder.arrays))
         if "raised" in reply:

@@ -39,6 +39,7 @@ _REPR_LIMIT = 200
 # and a hostile sender must not be able to exhaust the reader's stack.
 _MAX_DECODE_DEPTH = 100
 # The bit generators a np.random.Generator may be built on when it travels (numpy's own).
+_IOV_MAX = 1024  # buffers one writev may take on Linux (IOV_MAX)
 _GENERATORS = frozenset({"PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"})
 
 
@@ -299,16 +300,26 @@ def round_trip(value: Any) -> Any:
 # framing
 
 
-def pack(document: dict, arrays: list[np.ndarray]) -> bytes:
+def pack_parts(document: dict, arrays: list[np.ndarray]) -> list[bytes | memoryview]:
+    """A message as the buffers to write one after the other: the arrays' own memory, not copies."""
     body = json.dumps(document, allow_nan=False, separators=(",", ":")).encode()
-    parts = [MAGIC, _U64.pack(len(body)), body, _U32.pack(len(arrays))]
+    parts: list[bytes | memoryview] = [MAGIC, _U64.pack(len(body)), body, _U32.pack(len(arrays))]
     for array in arrays:
         if not _travels(array.dtype):
             raise ValueError(f"arrays of dtype {array.dtype} do not travel (the Encoder makes them Opaque)")
         header = json.dumps({"dtype": array.dtype.str, "shape": list(array.shape)}).encode()
-        data = np.ascontiguousarray(array).tobytes()
+        data = _bytes_of(np.ascontiguousarray(array))
         parts += [_U32.pack(len(header)), header, _U64.pack(len(data)), data]
-    return b"".join(parts)
+    return parts
+
+
+def pack(document: dict, arrays: list[np.ndarray]) -> bytes:
+    return b"".join(pack_parts(document, arrays))
+
+
+def _bytes_of(array: np.ndarray) -> memoryview:
+    """The raw bytes of a C-contiguous array, without copying them."""
+    return memoryview(array.reshape(-1).view(np.uint8))
 
 
 def encode_message(document: dict, payload: Any = None, key: str = "value") -> bytes:
@@ -319,11 +330,20 @@ def encode_message(document: dict, payload: Any = None, key: str = "value") -> b
     return pack(document, encoder.arrays)
 
 
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+Packed = bytes | list[bytes | memoryview]  # a message: bytes, or the buffers of pack_parts
+
+
+def write_all(fd: int, data: Packed) -> None:
+    """Writes ``data`` (bytes, or the buffers of :func:`pack_parts`, gathered by ``writev``) whole."""
+    parts = [memoryview(p) for p in ([data] if isinstance(data, (bytes, bytearray, memoryview)) else data)]
+    parts = [p for p in parts if p.nbytes]
+    while parts:
+        written = os.writev(fd, parts[:_IOV_MAX])
+        while written:
+            if written >= parts[0].nbytes:
+                written -= parts.pop(0).nbytes
+            else:
+                parts[0], written = parts[0][written:], 0
 
 
 def _array_dtype(header: bytes) -> tuple[np.dtype, tuple[int, ...]]:
@@ -344,16 +364,6 @@ def _array_dtype(header: bytes) -> tuple[np.dtype, tuple[int, ...]]:
     if not _travels(dtype) or dtype.str != declared["dtype"]:  # and in canonical spelling
         raise ProtocolError(f"array dtype {declared['dtype']!r} is not allowed")
     return dtype, tuple(declared["shape"])
-
-
-def _array(dtype: np.dtype, shape: tuple[int, ...], data: bytes) -> np.ndarray:
-    """A new, writable array from exactly as many bytes as ``dtype`` and ``shape`` need."""
-    if math.prod(shape) * dtype.itemsize != len(data):
-        raise ProtocolError(f"array of shape {shape} and dtype {dtype.str} needs "
-                            f"{math.prod(shape) * dtype.itemsize} bytes, {len(data)} were sent")
-    if not data:  # numpy refuses an empty buffer for a dtype of size zero (np.str_ of length 0)
-        return np.empty(shape, dtype)
-    return np.frombuffer(data, dtype).reshape(shape).copy()
 
 
 class FrameReader:
@@ -383,9 +393,39 @@ class FrameReader:
         arrays = []
         for _ in range(count):
             dtype, shape = _array_dtype(self._exact(self._length(_U32, deadline, budget), deadline, budget))
-            arrays.append(_array(dtype, shape, self._exact(self._length(_U64, deadline, budget),
-                                                           deadline, budget)))
+            arrays.append(self._array(dtype, shape, self._length(_U64, deadline, budget), deadline, budget))
         return document, arrays
+
+    def _array(self, dtype: np.dtype, shape: tuple[int, ...], size: int, deadline: float | None,
+               budget: list[int]) -> np.ndarray:
+        """A new, writable array of exactly as many bytes as ``dtype`` and ``shape`` need, read
+        straight into its memory: a large array then costs no copies on this side."""
+        if math.prod(shape) * dtype.itemsize != size:
+            raise ProtocolError(f"array of shape {shape} and dtype {dtype.str} needs "
+                                f"{math.prod(shape) * dtype.itemsize} bytes, {size} were sent")
+        budget[0] -= size
+        if budget[0] < 0:
+            raise MessageTooLarge(f"message larger than the cap of {self.max_bytes} bytes")
+        array = np.empty(shape, dtype)
+        if not size:  # numpy refuses an empty buffer for a dtype of size zero (np.str_ of length 0)
+            return array
+        target = _bytes_of(array)
+        done = min(len(self._buffer), size)
+        target[:done] = self._buffer[:done]
+        del self._buffer[:done]
+        while done < size:
+            self._wait(deadline)
+            got = os.readv(self.fd, [target[done:]])
+            if not got:
+                raise PeerClosed("the other side closed the channel")
+            done += got
+        return array
+
+    def _wait(self, deadline: float | None) -> None:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                raise ReadTimeout("no answer before the deadline")
 
     def _length(self, fmt: struct.Struct, deadline: float | None, budget: list[int]) -> int:
         (value,) = fmt.unpack(self._exact(fmt.size, deadline, budget))
@@ -398,10 +438,7 @@ class FrameReader:
         if budget[0] < 0:
             raise MessageTooLarge(f"message larger than the cap of {self.max_bytes} bytes")
         while len(self._buffer) < n:
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
-                    raise ReadTimeout("no answer before the deadline")
+            self._wait(deadline)
             chunk = os.read(self.fd, min(max(n - len(self._buffer), 1 << 16), 1 << 20))
             if not chunk:
                 raise PeerClosed("the other side closed the channel")

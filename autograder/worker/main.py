@@ -25,7 +25,8 @@ import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork
 
 from autograder.worker import probes
 from autograder.worker.helpers import Channel, Relay
-from autograder.protocol import Decoder, Encoder, FrameReader, ProtocolError, PeerClosed, pack, write_all
+from autograder.protocol import (Decoder, Encoder, FrameReader, Packed, PeerClosed, ProtocolError, pack,
+                                 pack_parts, write_all)
 
 _MAX_REQUEST_BYTES = 1 << 30
 _TRACEBACK_LIMIT = 4000
@@ -123,7 +124,7 @@ class Worker:
         self.scratch = scratch
         self.channel = channel
 
-    def handle(self, document: dict, arrays: list[np.ndarray]) -> bytes:
+    def handle(self, document: dict, arrays: list[np.ndarray]) -> Packed:
         reply = self.run(document, arrays)
         return self._encode_reply(reply) if reply["ok"] else pack(reply, [])
 
@@ -184,13 +185,13 @@ class Worker:
             raise ProtocolError(f"unknown probe {target!r}")
         return function
 
-    def _encode_reply(self, reply: dict) -> bytes:
+    def _encode_reply(self, reply: dict) -> Packed:
         encoder = Encoder()
         try:
             document = {key: encoder.encode(value) for key, value in reply.items()}
             # inside the try: json.dumps itself can refuse a value (an int of more than 4300
             # digits), which would otherwise kill the worker and read as "your code exited"
-            return pack(document, encoder.arrays)
+            return pack_parts(document, encoder.arrays)
         except BaseException as exc:
             return pack({"ok": False, "error": {"kind": "unencodable",
                                                 **_describe(exc, self.scratch)}}, [])
