@@ -242,6 +242,17 @@ CALLERS = {
                  "sigmoid_grad uses the input instead of the output": "1c 1d",
                  "sigmoid written with tanh(x) instead of tanh(x / 2)": "1c 1d",
                  "word2vec sigmoid with the wrong sign": "2c"},
+    "parser": {"dropout without rescaling": "3b",
+               "dropout active at evaluation": "3b 3c",
+               "dropout backward ignores the mask": "3c",
+               "ReLU forward leaks negative inputs": "3b 3c",
+               "ReLU backward without the mask": "3c",
+               "cross-entropy gradient with the wrong sign": "4",
+               "Adam steps uphill": "4",
+               "LEFT-ARC takes the stack item from the wrong end": "2b 4",
+               "PartialParse works on the caller's sentence list": "2b",
+               "minibatch_parse returns parses in the order they finish": "4",
+               "embedding lookup concatenates in the wrong order": "3b 3c"},
 }
 
 

@@ -217,9 +217,10 @@ def _hidden_after_dropout(model, w: np.ndarray, seed: int) -> np.ndarray:
 
 
 def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, name: str, directions,
-                 h: float = 1e-4) -> np.ndarray:
+                 h: float = 1e-4, training_seed: int | None = None) -> np.ndarray:
     """Centred-difference material: ``sum(dlogits * forward(w))`` at ``params[name] + h d`` (row 0)
-    and ``params[name] - h d`` (row 1) for each direction ``d`` in ``directions``.
+    and ``params[name] - h d`` (row 1) for each direction ``d`` in ``directions``; with
+    ``training_seed``, forward in training mode from ``self.rng`` seeded so each time (one mask).
 
     The grader turns these into directional derivatives to tell a wrong backward pass from a wrong
     forward pass (:mod:`autograder.gradients`).
@@ -232,7 +233,10 @@ def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, na
     for k, direction in enumerate(directions):
         for row, sign in enumerate((1.0, -1.0)):
             target[...] = saved + sign * h * direction
-            losses[row, k] = float(np.sum(dlogits * model.forward(np.array(w), training=False)))
+            if training_seed is not None:
+                model.rng = np.random.default_rng(training_seed)
+            logits = model.forward(np.array(w), training=training_seed is not None)
+            losses[row, k] = float(np.sum(dlogits * logits))
     target[...] = saved
     return losses
 

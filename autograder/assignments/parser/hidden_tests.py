@@ -284,6 +284,13 @@ class BackwardHidden(ModelMixin):
         got = self.call("fixtures:model_training_pass", *data.probe_args(), data.w, data.dlogits, 44, case=case)
         if not isinstance(got, dict) or not isinstance(got.get("grads"), dict):
             self.fail(f"backward [{case}]: expected a dict of gradients, got {checks.describe(got)}")
+        reference_logits = self.expect("fixtures:model_forward", *data.probe_args(), data.w, False)[0]
+        own = self.own_forward_score(data, got["grads"], PARAM_NAMES, reference_logits, training_seed=44)
+        if own is not None:  # the student's forward is wrong: judge backward against it
+            set_score(2 * own)
+            if self.gradient_problems:
+                self.fail("\n".join(self.gradient_problems))
+            return
         reference = ReferenceLayers(self.ref, data)
         scale = self.dropout_scale_used(got, reference, case)
         expected, problems = reference.gradients_with_scale(scale), []

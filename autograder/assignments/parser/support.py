@@ -130,35 +130,79 @@ class MinibatchMixin(GradedTestCase):
 
 
 class ModelMixin(GradedTestCase):
+    """Checks of ``backward``. It reads the cache of the student's own ``forward`` (3c shares
+    forward), so when that forward gives other logits than the reference's, a bug that loses its
+    points in 3b, backward is judged against centred differences of the student's own forward."""
+
     def check_gradients(self, case_data: ModelCase, names: tuple) -> float:
         """Fraction of ``names`` whose gradient matches the reference; fails with the details, each
         wrong gradient compared with centred differences of the student's own forward pass."""
         case = case_data.label
+        reference_logits = self.expect("fixtures:model_forward", *case_data.probe_args(), case_data.w, False)[0]
         got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
                         case_data.dlogits, case=case)
+        if not isinstance(got, dict):
+            self.fail(f"backward [{case}]: expected a dict of gradients, got {checks.describe(got)}")
+        own = self.own_forward_score(case_data, got, names, reference_logits)
+        if own is not None:
+            return own
         expected = self.expect("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
                                case_data.dlogits)
         problems = []
         for name in names:
             try:
-                if not isinstance(got, dict) or name not in got:
+                if name not in got:
                     raise AssertionError(f"backward returned no gradient for {name!r}")
                 self.assert_close(got[name], expected[name], f"gradient of {name!r}", case=case,
                                   rows=name == "embeddings")
             except AssertionError as error:
                 problems.append(str(error) + (self._diagnosis(case_data, name, got[name], expected[name])
-                                              if isinstance(got, dict) and name in got else ""))
+                                              if name in got else ""))
         self.gradient_problems = problems
         return 1.0 - len(problems) / len(names)
 
-    def _diagnosis(self, case_data: ModelCase, name: str, grad, expected) -> str:
+    def own_forward_score(self, case_data: ModelCase, grads: dict, names: tuple, reference_logits,
+                          training_seed: int | None = None) -> float | None:
+        """None when the student's forward gives the reference's logits; otherwise the fraction of
+        ``names`` whose gradient matches centred differences of the student's own forward (in
+        training mode from ``self.rng`` seeded ``training_seed``, if given), with a note saying so."""
+        logits = self.call("fixtures:model_forward", *case_data.probe_args(), case_data.w, False,
+                           case=case_data.label)[0]
+        if checks.is_close(logits, reference_logits):
+            return None
+        problems, right = [], []
+        for name in names:
+            disagreement = self._own_disagreement(case_data, name, grads.get(name), training_seed)
+            if disagreement is None:
+                right.append(name)
+            else:
+                problems.append(f"gradient of {name!r} [{case_data.label}]: {disagreement}")
+        print(f"Your forward gives other logits than the reference's (it loses its points in 3b), so your "
+              f"backward is checked against centred differences of your own forward: it is their gradient "
+              f"for {', '.join(right) or 'no parameter'}.")
+        self.gradient_problems = problems
+        return len(right) / len(names)
+
+    def _losses_along(self, case_data: ModelCase, name: str, training_seed: int | None = None):
+        """Centred-difference losses of the student's own forward along given directions of ``name``."""
         def losses_along(directions):
             return self.worker.call("fixtures:model_losses", *case_data.probe_args(), case_data.w,
-                                    case_data.dlogits, name, directions, gradients.H).value
+                                    case_data.dlogits, name, directions, gradients.H, training_seed).value
 
+        return losses_along
+
+    def _own_disagreement(self, case_data: ModelCase, name: str, grad, training_seed: int | None) -> str | None:
         try:
             analytic = checks.as_numeric(grad, name).reshape(case_data.params[name].shape)
-            disagreement = gradients.find_disagreement(losses_along, analytic, expected)
+        except (AssertionError, ValueError):
+            return f"expected an array of shape {case_data.params[name].shape}, got {checks.describe(grad)}"
+        found = gradients.find_disagreement(self._losses_along(case_data, name, training_seed), analytic)
+        return None if found is None else f"it is not the gradient of your own forward ({found})"
+
+    def _diagnosis(self, case_data: ModelCase, name: str, grad, expected) -> str:
+        try:
+            analytic = checks.as_numeric(grad, name).reshape(case_data.params[name].shape)
+            disagreement = gradients.find_disagreement(self._losses_along(case_data, name), analytic, expected)
         except Exception:
             return ""
         if disagreement is None:
