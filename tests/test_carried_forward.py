@@ -21,6 +21,7 @@ from autograder.runner import collect_tests
 from autograder.sandbox import StudentRaised, WorkerSession, WorkerSpec
 from autograder.worker.helpers import StateSync
 from tests.fixtures import parser_bugs, word2vec_bugs
+from tests.fixtures import variants as variants_module
 
 # The student's modules: `square` is buggy; `total`, `Walker.walk` and `run_model` use helpers.
 STUDENT = {
@@ -277,3 +278,20 @@ def test_without_the_rerun_the_helper_bug_costs_its_callers_too(name, bug_name, 
     results = grade(assignment, bug.apply(assignment.solution_dir, tmp_path / "s"), expected=expected)
     lost = {t.number.split(".")[0] for t in results.tests if t.score < t.max_score - 1e-9}
     assert lost == bug.questions | callers
+
+
+# ---------------------------------------------------------------- correct, but not the reference's
+
+
+def variant_cases():
+    for name, variants in (("word2vec", variants_module.WORD2VEC), ("parser", variants_module.PARSER)):
+        for variant in variants:
+            yield pytest.param(name, variant, id=f"{name}: {variant.name}")
+
+
+@pytest.mark.parametrize(("name", "variant"), list(variant_cases()))
+def test_a_correct_submission_written_otherwise_gets_full_marks(name, variant, tmp_path):
+    assignment = load_assignment(name)
+    results = grade(assignment, variant.apply(assignment.solution_dir, tmp_path / "s"))
+    lost = [(t.number, t.output[:300]) for t in results.tests if t.score < t.max_score - 1e-9]
+    assert lost == [] and results.score == assignment.config.total_points
