@@ -9,8 +9,8 @@ import nbformat
 import pytest
 
 from autograder.config import load_assignment
-from autograder.written.answers import (MAX_ANSWER_BYTES, AnswerSheet, AnswersError, choose_answer_sheet,
-                                       read_answers, read_markdown)
+from autograder.written.answer_file import MAX_ANSWER_BYTES
+from autograder.written.answers import AnswerSheet, AnswersError, choose_answer_sheet, read_answers, read_markdown
 from autograder.written.check import check_answers
 from autograder.written.expressions import ExpressionError, compare, read_formula
 from autograder.written.labels import Label, match_label, read_label

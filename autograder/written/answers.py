@@ -10,31 +10,28 @@ Whatever cannot be placed is reported, never silently dropped or moved to anothe
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import nbformat
 from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import AssignmentConfig
 from autograder.submission import is_submitted_file
 from autograder.handout.data import handout_data
+from autograder.written.answer_file import (AnswersError, NotebookCell, check_markdown_length, load_notebook,
+                                            read_text)
 from autograder.written.labels import (Label, bold_label, could_mean, match_label, read_label,
                                       written_question_in_full)
+from autograder.written.time_limit import ChildFailed, TimeLimitExceeded, run_with_time_limit
 
 PLACEHOLDER = "*Write your answer here.*"
-MAX_ANSWER_BYTES = 8 * 2**20
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)  # instructions in the answer sheet, not answers
 METADATA_KEY = "autograder"
 _MARKDOWN = MarkdownIt("commonmark")
-
-
-class AnswersError(Exception):
-    """The answers file cannot be read at all; the message says what to do."""
+READING_SECONDS = 10.0  # for one answer file; reading the largest takes under 2 s
 
 
 class CellTag(BaseModel):
@@ -301,43 +298,55 @@ def read_markdown(text: str, written_ids: list[str], sheet: AnswerSheet, where: 
     placer.close(len(lines))
 
 
-def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet) -> None:
-    try:
-        notebook = nbformat.read(path, as_version=4)
-    except (json.JSONDecodeError, nbformat.reader.NotJSONError, UnicodeDecodeError) as exc:
-        raise AnswersError(f"{path.name} is not a readable notebook ({exc}); open it in Jupyter, "
-                           "save it, and try again") from None
-    for number, cell in enumerate(notebook.cells, start=1):
-        try:
-            tag = CellTag.model_validate(cell.metadata.get(METADATA_KEY)) \
-                if METADATA_KEY in cell.metadata else None
-        except ValidationError:
-            tag = None
-        if tag is not None and tag.role == "answer" and tag.question in written_ids:
+def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow_links: bool = True) -> None:
+    notebook = load_notebook(path, follow_links)
+    cells = [(number, _cell_tag(cell), cell) for number, cell in enumerate(notebook.cells, start=1)]
+    read = [(number, tag, cell) for number, tag, cell in cells
+            if (tag is not None and tag.role == "answer" and tag.question in written_ids)
+            or (tag is None and cell.cell_type == "markdown" and cell.source.strip())]
+    check_markdown_length([cell.source for _, _, cell in read], path.name)
+    for number, tag, cell in read:
+        if tag is not None:
             sheet.add(tag.question, cell.source, f"cell {number}", file=f"cell {number}")
-        elif tag is None and cell.cell_type == "markdown" and cell.source.strip():
+        else:
             read_markdown(cell.source, written_ids, sheet, f"cell {number} (a cell you added)",
                           f"cell {number}")
 
 
-def read_answers(path: Path, config: AssignmentConfig) -> AnswerSheet:
-    """The answers in ``path`` (a ``.ipynb`` notebook or a Markdown file)."""
+def _cell_tag(cell: NotebookCell) -> CellTag | None:
+    """The handout's tag of ``cell``; None for a cell the student added (or whose tag is damaged)."""
+    try:
+        return CellTag.model_validate(cell.metadata[METADATA_KEY]) if METADATA_KEY in cell.metadata else None
+    except ValidationError:
+        return None
+
+
+def read_answers(path: Path, config: AssignmentConfig, *, follow_links: bool = True,
+                 seconds: float = READING_SECONDS) -> AnswerSheet:
+    """The answers in ``path`` (a ``.ipynb`` notebook or a Markdown file), read in a child process
+    that gets ``seconds``. Raises AnswersError, and nothing else, when the file cannot be read.
+    ``follow_links``: False for a submitted file (a link to the reference must not count)."""
     path = Path(path)
+    try:
+        return run_with_time_limit(_read_answers_now, (path, config, follow_links), seconds, AnswerSheet,
+                                   (AnswersError,))
+    except TimeLimitExceeded:
+        raise AnswersError(f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer "
+                           "file takes well under a second); keep only your answers in it and submit it "
+                           "again") from None
+    except ChildFailed as error:
+        raise AnswersError(f"{path.name} could not be read: the autograder failed while reading it ({error}). "
+                           "This is a fault of the autograder: tell the course staff") from None
+
+
+def _read_answers_now(path: Path, config: AssignmentConfig, follow_links: bool) -> AnswerSheet:
     written_ids = [q.id for q in config.written_questions]
     sheet = AnswerSheet(source=path.name)
-    if not path.is_file():
-        raise AnswersError(f"{path} does not exist")
-    # The grader reads this file itself (no worker): a size cap keeps a hostile upload cheap.
-    if path.stat().st_size > MAX_ANSWER_BYTES:
-        raise AnswersError(f"{path.name} is larger than {MAX_ANSWER_BYTES // 2**20} MB, so it was not read; "
-                           "clear the outputs of the notebook's code cells and submit it again")
     if path.suffix == ".ipynb":
-        read_notebook(path, written_ids, sheet)
+        read_notebook(path, written_ids, sheet, follow_links)
     else:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise AnswersError(f"{path.name} is not UTF-8 text; save it as UTF-8") from None
+        text = read_text(path, follow_links)
+        check_markdown_length([text], path.name)
         read_markdown(text, written_ids, sheet)
     for question in written_ids:
         sheet.answers.setdefault(question, Answer(question=question, text="", where="not found"))
@@ -362,10 +371,17 @@ class SubmittedAnswers:
 
 
 def submitted_answers(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
-    """The answers that the tests of written questions read; nothing is read when there are none."""
+    """The answers that the tests of written questions read; nothing is read when there are none.
+    Whatever the answer files hold, this returns: they may cost the written questions, never the
+    grading of the code."""
     if not any(q.kind == "written" for q in config.questions):
         return SubmittedAnswers(None, "")
-    return choose_answer_sheet(folder, config)
+    try:
+        return choose_answer_sheet(folder, config)
+    except Exception as error:  # read_answers raises AnswersError only; this is for what it cannot foresee
+        return SubmittedAnswers(None, f"The written answers could not be read ({type(error).__name__}: "
+                                      f"{error}); the written questions score 0. This is a fault of the "
+                                      "autograder: tell the course staff.")
 
 
 def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
@@ -378,12 +394,15 @@ def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnsw
     # would be graded as the student's.
     present = [Path(folder) / name for name in config.answer_files if is_submitted_file(Path(folder) / name)]
     if not present:
+        links = [name for name in config.answer_files if (Path(folder) / name).is_symlink()]
         return SubmittedAnswers(None, f"No written answers found: submit {' or '.join(config.answer_files)} "
-                                      "with your code, or the written questions score 0.")
+                                      "with your code, or the written questions score 0."
+                                + "".join(f" {name} is a link, which the grader does not follow: submit the "
+                                          "file itself." for name in links))
     sheets, unreadable = [], []
     for path in present:
         try:
-            sheets.append(read_answers(path, config))
+            sheets.append(read_answers(path, config, follow_links=False))
         except AnswersError as error:
             unreadable.append(str(error))
     if not sheets:

@@ -1,0 +1,76 @@
+"""Runs the reading of an answer file in a child process that is killed when it takes too long.
+
+Reading is linear in the file's size (``benchmarks/written_reading.py`` times the worst inputs
+known), but the file is the student's and the parsers are not all ours: a time limit of its own
+makes sure that no answer file can hold a grading, or a whole batch, whatever slow path it finds.
+The child is forked when this process has a single thread (everything is imported already, so a
+fork costs milliseconds), else started afresh. It sends back JSON, never a pickle.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any, Callable, TypeVar
+
+from pydantic import BaseModel
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+class TimeLimitExceeded(Exception):
+    """The child did not finish in time, and was killed."""
+
+
+class ChildFailed(Exception):
+    """The child raised or died; the message says how."""
+
+    def __init__(self, message: str, kind: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind  # the exception's class name; "" when the child died without a word
+
+
+def run_with_time_limit(function: Callable[..., Model], args: tuple[Any, ...], seconds: float,
+                        model: type[Model], expected: tuple[type[Exception], ...] = ()) -> Model:
+    """``function(*args)`` run in a child process within ``seconds``; its result must be ``model``.
+
+    An exception of a class in ``expected`` is raised again here with its message; any other
+    exception or death of the child raises :class:`ChildFailed`, and a child still running after
+    ``seconds`` is killed and raises :class:`TimeLimitExceeded`.
+    """
+    # A fork copies only the calling thread: with other threads running, a lock one of them held
+    # would stay locked in the child, so start a fresh interpreter then.
+    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(sender, function, args), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        if not receiver.poll(seconds):
+            raise TimeLimitExceeded(f"not finished after {seconds:g} s")
+        reply = json.loads(receiver.recv_bytes())
+    except EOFError:
+        child.join()
+        raise ChildFailed(f"the reading process stopped unexpectedly (exit code {child.exitcode})") from None
+    finally:
+        child.kill()
+        child.join()
+        receiver.close()
+    if "result" in reply:
+        return model.model_validate_json(reply["result"])
+    for error_class in expected:
+        if reply["kind"] == error_class.__name__:
+            raise error_class(reply["message"])
+    raise ChildFailed(f"{reply['kind']}: {reply['message']}", reply["kind"])
+
+
+def _child(sender: Connection, function: Callable[..., BaseModel], args: tuple[Any, ...]) -> None:
+    try:
+        reply = {"result": function(*args).model_dump_json()}
+    except Exception as error:  # reported to the parent, which decides what it means
+        reply = {"kind": type(error).__name__, "message": str(error), "traceback": traceback.format_exc()}
+    sender.send_bytes(json.dumps(reply).encode())
+    sender.close()
