@@ -9,10 +9,12 @@ import nbformat
 import pytest
 
 from autograder.config import load_assignment
+from autograder.runner import collect_tests, run_tests
 from autograder.written.answer_file import MAX_ANSWER_BYTES
 from autograder.written.answers import AnswerSheet, AnswersError, choose_answer_sheet, read_answers, read_markdown
 from autograder.written.check import check_answers
 from autograder.written.expressions import ExpressionError, compare, read_formula
+from autograder.written.formats import AnswerFormatError, FormulaAnswer
 from autograder.written.labels import Label, match_label, read_label
 from autograder.written.latex import scan
 from tests.conftest import PYTHON
@@ -144,6 +146,108 @@ def test_a_wrong_formula_says_where_it_differs():
 def test_what_is_not_a_formula_is_refused_without_running_it(answer, message):
     with pytest.raises(ExpressionError, match=message.replace("\\", "\\\\").replace("(", "\\(")):
         read_formula(answer, {"n": ()})
+
+
+GAMMA = (FormulaAnswer({"p_drop": ("p", "pdrop", "p_d", "p_dropout")}), lambda v: 1 / (1 - v["p_drop"]),
+         [{"p_drop": p} for p in (0.1, 0.5, 0.8)])
+COUNT = (FormulaAnswer({"n": ()}), lambda v: 2 * v["n"], [{"n": n} for n in (1, 2, 7)])
+
+
+@pytest.mark.parametrize("form, answer, where", [
+    (GAMMA, "Answer: $\\gamma = \\frac{1}{1-p_{drop}}$, e.g. $\\gamma = 2$ for $p_{drop} = 0.5$",
+     "the first of 3 formulas on the line starting with 'Answer:'"),
+    (COUNT, "Answer: $2n$, since there are $n$ shifts and $n$ arcs",
+     "the first of 3 formulas on the line starting with 'Answer:'"),
+    (COUNT, "Answer: 2n, since there are n shifts and n arcs",
+     "the text before the first comma of the line starting with 'Answer:'"),
+    (GAMMA, "We need E[h_drop] = h.\n\n**Answer:**\n\n$$\n\\gamma = \\frac{1}{1 - p_{\\text{drop}}}\n$$\n",
+     "the display math below 'Answer:'"),
+    (COUNT, "One shift and one arc per word.\n##### Answer:\n\\[ 2n \\]", "the display math below 'Answer:'"),
+    (COUNT, "**Answer:**\n2 n", "the line below 'Answer:'"),
+    (COUNT, "Each word is shifted once and gets its head once, so $\\boxed{2n}$.", "the boxed formula"),
+    (GAMMA, "$$\\boxed{\\gamma = \\tfrac{1}{1-p_\\text{drop}}}$$", "the boxed formula"),
+    (COUNT, "Answer: $n$\nWait, arcs too.\nAnswer: $2n$", "the last of 2 lines starting with 'Answer:'"),
+    (COUNT, "> **Answer**: $2 \\cdot n$", ""),
+    (GAMMA, "Final answer = $\\left( 1 - p \\right)^{-1}$", ""),
+])
+def test_the_final_answer_is_found_where_people_put_it(form, answer, where):
+    reader, expected, points = form
+    final, formula = reader.final(answer)
+    assert final.where == where
+    assert compare(formula, expected, points) is None, formula.text
+    assert (where in reader.describe(answer)) and reader.describe(answer).startswith("final answer read as ")
+
+
+@pytest.mark.parametrize("answer", ["2n", "2 n", "2*n", "2 \\cdot n", "2 \\times n", "2·n", "2×n", "n 2",
+                                    "(n)(2)", "n + n", "\\frac{4n}{2}", "\\dfrac{4 n}{2}", "\\frac42 n",
+                                    "\\left(2\\right) n", "2n − 0", "4n/2", "\\frac{n}{\\frac12}", "${2}n$"])
+def test_formulas_as_people_write_them(answer):
+    reader, expected, points = COUNT
+    assert compare(read_formula(answer, reader.variables), expected, points) is None
+
+
+@pytest.mark.parametrize("answer", ["1/(1-p_drop)", "1/(1-p_{drop})", "1/(1-p_\\text{drop})", "1/(1-p_{\\text{drop}})",
+                                    "1/(1-p_{\\rm drop})", "\\frac{1}{1-p}", "(1 − pdrop)^{-1}", "1/(1-p_d)",
+                                    "γ = 1/(1-p)", "\\Gamma = 1/(1-p)", "\\tfrac{1}{1-p}", "1/(1 - p_\\mathrm{drop})"])
+def test_the_variable_in_its_spellings(answer):
+    reader, expected, points = GAMMA
+    assert compare(read_formula(answer, reader.variables), expected, points) is None
+
+
+@pytest.mark.parametrize("answer", ["kV", "k V", "k \\cdot V", "Vk", "k(V)", "(k)(V)", "k*V"])
+def test_products_without_a_sign_of_declared_variables(answer):
+    formula = read_formula(answer, {"k": (), "V": ()})
+    assert compare(formula, lambda v: v["k"] * v["V"], [{"k": 3, "V": 7}, {"k": 0.5, "V": 11}]) is None
+
+
+def test_words_after_the_formula_are_not_read_and_check_written_says_so():
+    reader, _, _ = COUNT
+    assert reader.describe("Answer: 2n transitions") == \
+        "final answer read as 2 * n (the words after it are not read: 'transitions')"
+    assert read_formula("2 times n", reader.variables).text == "2"  # and the student is told:
+    assert "'times n'" in reader.describe("Answer: 2 times n")
+
+
+@pytest.mark.parametrize("answer, problem", [
+    ("Answer: $\\sqrt{n}$", "it uses \\sqrt, which this reader does not know"),
+    ("Answer: $2n +$", "it reads as 2 * n +, which is not a formula"),
+    ("Answer: $2m$", "'m' is not a variable here (use n)"),
+    ("Answer: 2n % 3", "it contains '%', which is no part of a formula"),
+])
+def test_an_unreadable_final_answer_shows_what_was_read_and_how_to_write_it(answer, problem):
+    reader, _, _ = COUNT
+    with pytest.raises(AnswerFormatError) as raised:
+        reader.describe(answer)
+    message = str(raised.value)
+    assert message.startswith("cannot read the final answer ") and problem in message
+    assert "Write it with numbers, n, + - * / ^ and brackets" in message and "Answer: $\\frac{n + 1}{2}$" in message
+
+
+def test_the_final_answer_is_found_in_linear_time_on_long_lines():
+    reader, _, _ = COUNT
+    assert reader.describe("Answer: " + "$2n$ " * 200_000).startswith("final answer read as 2 * n")
+    with pytest.raises(AnswerFormatError, match="there is no formula"):
+        reader.describe("Answer" + " " * 1_000_000 + "x")
+
+
+def test_check_written_says_which_formula_it_took(tmp_path):
+    path = tmp_path / "written.md"
+    path.write_text("## 2a-ii\nAnswer: $2n$, since there are $n$ shifts and $n$ arcs\n"
+                    "## 1b-i\n**Answer:**\n\n$$\\gamma = \\frac{1}{1-p_{drop}}$$\n")
+    status = {q.id: q for q in check_answers(path, PARSER).questions}
+    assert status["2a-ii"].note == ("final answer read as 2 * n (taken from the first of 3 formulas on the line "
+                                    "starting with 'Answer:': '2n')")
+    assert status["1b-i"].note == ("final answer read as 1 / (1 - p_drop) (taken from the display math below "
+                                   "'Answer:': '\\\\gamma = \\\\frac{1}{1-p_{drop}}')")
+
+
+def test_the_grader_says_which_formula_it_took_when_it_is_wrong(tmp_path):
+    (tmp_path / "written.md").write_text("## 2a-ii\nAnswer: $n$ shifts and $n$ arcs, so $2n$\n")
+    tests = collect_tests(PARSER)
+    (row,) = run_tests(tests["2a-ii"], {"answers": choose_answer_sheet(tmp_path, PARSER.config)})
+    assert row["score"] == 0
+    assert row["output"].startswith("2a-ii: your final answer reads as n (taken from the first of 3 formulas on "
+                                    "the line starting with 'Answer:': 'n'), which is not right")
 
 
 def test_check_written_reports_placement_format_and_math(tmp_path):

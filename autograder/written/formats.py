@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.written.arc_standard import NAMES, DependencyTree
-from autograder.written.expressions import (ExpressionError, Formula, final_answer, has_answer_line,
-                                            read_formula)
+from autograder.written.expressions import ExpressionError, FinalAnswer, Formula, final_answer, read_formula
 from autograder.written.transition_table import TableError, read_table, reference_table
 
 
@@ -25,30 +24,56 @@ class NotAnsweredYet(AnswerFormatError):
 
 @dataclass(frozen=True)
 class FormulaAnswer:
-    """A formula on a line of its own starting with "Answer:"; ``variables`` maps each variable to
-    the other spellings students may use for it."""
+    """A formula on a line of its own starting with "Answer:" (or where else
+    :func:`~autograder.written.expressions.final_answer` finds it); ``variables`` maps each
+    variable to the other spellings students may use for it."""
 
     variables: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def read(self, text: str) -> Formula:
+    def final(self, text: str) -> tuple[FinalAnswer, Formula]:
+        """The final answer in ``text``, as written and as read."""
         final = final_answer(text)
         if final is None:
             raise AnswerFormatError("no final answer found; put it on a line of its own that starts "
                                     "with 'Answer:'")
         try:
-            return read_formula(final, self.variables)
+            return final, read_formula(final.text, self.variables)
         except ExpressionError as error:
-            if not has_answer_line(text):
+            if not final.on_answer_line:
                 raise AnswerFormatError(f"no line starts with 'Answer:', and the whole answer is not a "
                                         f"formula ({error}); put the final answer on a line of its own "
                                         "that starts with 'Answer:'") from None
-            raise AnswerFormatError(f"cannot read the final answer {final!r}: {error}") from None
+            where = f" ({final.where})" if final.where else ""
+            raise AnswerFormatError(f"cannot read the final answer {final.text!r}{where}: {error}. "
+                                    f"{self.how_to_write()}") from None
+
+    def read(self, text: str) -> Formula:
+        return self.final(text)[1]
 
     def describe(self, text: str) -> str:
-        return f"final answer read as {self.read(text).text}"
+        """How the final answer was read, and where it was taken from when there was a choice."""
+        final, formula = self.final(text)
+        return f"final answer read as {formula.text}{found_at(final, formula)}"
+
+    def how_to_write(self) -> str:
+        names = ", ".join(self.variables)
+        example = f"\\frac{{{next(iter(self.variables), 'x')} + 1}}{{2}}"
+        # Examples that answer no question: 3 times a variable, a half of one more than it.
+        return (f"Write it with numbers, {names}, + - * / ^ and brackets (\\frac{{a}}{{b}}, \\cdot and "
+                f"products without a sign such as 3{next(iter(self.variables), 'x')} work too), for example "
+                f"'Answer: ${example}$'")
 
     def template(self) -> str:
         return ""
+
+
+def found_at(final: FinalAnswer, formula: Formula) -> str:
+    """Where the final answer was taken from and what was left out, in brackets; "" when the
+    answer line held just this formula."""
+    notes = [f"taken from {final.where}: {final.text!r}"] if final.where else []
+    if formula.ignored:
+        notes.append(f"the words after it are not read: {formula.ignored[:40]!r}")
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 @dataclass(frozen=True)

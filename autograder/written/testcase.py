@@ -11,7 +11,7 @@ from typing import Callable
 from autograder.testing import GradedTestCase
 from autograder.written.answers import SubmittedAnswers
 from autograder.written.expressions import compare
-from autograder.written.formats import AnswerFormatError, FormulaAnswer, TableAnswer
+from autograder.written.formats import AnswerFormatError, FormulaAnswer, TableAnswer, found_at
 from autograder.written.transition_table import TableError, grade_table
 
 
@@ -33,13 +33,13 @@ class WrittenTestCase(GradedTestCase):
                       points: list[dict[str, float]]) -> None:
         """The final answer (the line starting with "Answer:") equals ``expected`` at ``points``."""
         try:
-            formula = form.read(self.answer())
+            final, formula = form.final(self.answer())
         except AnswerFormatError as error:
             self.fail(f"{self.question}: {error}")
         problem = compare(formula, expected, points)
         if problem:
-            self.fail(f"{self.question}: your final answer reads as {formula.text}, which is not right: "
-                      f"{problem}")
+            self.fail(f"{self.question}: your final answer reads as {formula.text}{found_at(final, formula)}, "
+                      f"which is not right: {problem}")
 
     def grade_transition_table(self, form: TableAnswer, points: float, set_score) -> None:
         """Partial credit for the table in the answer; fails with feedback unless it is perfect."""
