@@ -59,6 +59,13 @@ def test_carried_forward_never_scores_less_and_leaves_the_reference_alone():
             assert with_it > without  # the planted helper bug cost points in other questions
 
 
+def test_written_reading_reads_every_file_within_its_time_limit():
+    output = run("written_reading.py", "--quick")  # exits with an error if a file meets the time limit
+    rows = [line for line in output.splitlines() if ": read and grade " in line]
+    assert len(rows) == 4 and all("check-written" in row and "export" in row for row in rows)
+    assert "slowest reading and grading:" in output
+
+
 def test_batch_regrade_writes_the_gradebook():
     output = run("batch_regrade.py", "--submissions", "4", "--jobs", "1", "2", "--runs", "1")
     assert "4 word2vec submissions" in output

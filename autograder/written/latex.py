@@ -9,13 +9,20 @@ what a LaTeX command becomes when its backslash was read as an escape: ``\\frac`
 from __future__ import annotations
 
 import re
-import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_BACKTICKS = re.compile(r"`+")
+# Unicode's control characters (category Cc) but the newline.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 _HINTS = {"\x07": "\\a (was it \\alpha?)", "\x08": "\\b (was it \\beta or \\bar?)",
           "\x0c": "\\f (was it \\frac?)", "\x0b": "\\v (was it \\vec or \\varepsilon?)",
           "\t": "\\t (was it \\theta, \\tau, \\times or \\text?)", "\r": "\\r (was it \\rho or \\right?)"}
+MAX_PROBLEMS = 20  # per text: a file made of thousands of $ gets a readable report, and quickly
+# Dollar signs and runs of backticks read per text; a text with more (made to be slow: no answer has
+# that many) is checked up to there. What stays is linear in the length of the text, and quick.
+MAX_MARKS = 50_000
 
 
 @dataclass(frozen=True)
@@ -26,58 +33,136 @@ class MathSpan:
     line: int  # 1-based line of the opening $
 
 
-def _code_ranges(text: str) -> list[tuple[int, int]]:
-    """Fenced code blocks and inline code spans: a $ in them is not math."""
-    ranges, offset, fence_start = [], 0, None
-    for line in text.splitlines(keepends=True):
-        if _FENCE.match(line):
-            if fence_start is None:
-                fence_start = offset
-            else:
-                ranges.append((fence_start, offset + len(line)))
-                fence_start = None
-        offset += len(line)
-    if fence_start is not None:
-        ranges.append((fence_start, len(text)))
-    for match in re.finditer(r"(`+)(?!`).+?(?<!`)\1(?!`)", text, re.DOTALL):
-        ranges.append(match.span())
+class _Lines:
+    """Line numbers of increasing offsets, counted once: asking for each offset from the start of
+    the text would make a text full of $ quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.offset, self.line = text, 0, 1
+
+    def at(self, offset: int) -> int:
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
+class _Code:
+    """Fenced code blocks and inline code spans: a $ in them is not math. ``limit``: where the
+    first MAX_MARKS runs of backticks end; beyond it, nothing is known."""
+
+    def __init__(self, text: str) -> None:
+        spans, self.limit = _code_spans(text)
+        ranges = sorted(_fences(text) + spans)
+        self.starts = [start for start, _ in ranges]
+        self.ends = [end for _, end in ranges]
+        for index in range(1, len(self.ends)):  # so that the range found by a bisection covers any overlap
+            self.ends[index] = max(self.ends[index], self.ends[index - 1])
+
+    def end_of(self, offset: int) -> int | None:
+        """The end of the code that ``offset`` is in, or None when it is in none."""
+        index = bisect_right(self.starts, offset) - 1
+        return self.ends[index] if index >= 0 and offset < self.ends[index] else None
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    if "```" not in text and "~~~" not in text:
+        return []  # the usual case, found without trying the pattern at every line
+    ranges, opening = [], None
+    for match in _FENCE.finditer(text):
+        if opening is None:
+            opening = match.start()
+        else:
+            line_end = text.find("\n", match.end())
+            ranges.append((opening, len(text) if line_end == -1 else line_end + 1))
+            opening = None
+    if opening is not None:
+        ranges.append((opening, len(text)))
     return ranges
+
+
+def _code_spans(text: str) -> tuple[list[tuple[int, int]], int]:
+    """A run of backticks opens a code span that the next run of the same length closes (CommonMark);
+    a run with no such partner is plain text. Linear: each run's partner is found once, from the end.
+    Also returns where the runs read end (the end of the text, unless it has over MAX_MARKS)."""
+    runs = [match.span() for match, _ in zip(_BACKTICKS.finditer(text), range(MAX_MARKS + 1))]
+    limit = len(text)
+    if len(runs) > MAX_MARKS:
+        limit = runs.pop()[0]
+    partner: list[int | None] = [None] * len(runs)
+    last_of_length: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        length = runs[index][1] - runs[index][0]
+        partner[index] = last_of_length.get(length)
+        last_of_length[length] = index
+    spans, index = [], 0
+    while index < len(runs):
+        closing = partner[index]
+        if closing is None:
+            index += 1
+        else:
+            spans.append((runs[index][0], runs[closing][1]))
+            index = closing + 1
+    return spans, limit
 
 
 def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
     """The math spans of ``text`` and the problems found (unbalanced ``$``, control characters),
-    each with its 1-based line in ``text``."""
-    code = _code_ranges(text)
+    each with its 1-based line in ``text``; at most MAX_PROBLEMS problems and a last line saying
+    that more follow. Linear in the length of ``text``."""
+    code, lines = _Code(text), _Lines(text)
     spans: list[MathSpan] = []
     problems: list[tuple[int, str]] = []
     position = 0
-    while (opening := text.find("$", position)) != -1:
-        inside_code = next((end for start, end in code if start <= opening < end), None)
+    for _ in range(MAX_MARKS):
+        opening = text.find("$", position, code.limit)
+        if opening == -1:
+            break
+        inside_code = code.end_of(opening)
         if inside_code is not None or (opening > 0 and text[opening - 1] == "\\"):
             position = inside_code or opening + 1
             continue
         display = text.startswith("$$", opening)
         delimiter = "$$" if display else "$"
-        closing = opening + len(delimiter)
-        while True:
-            closing = text.find(delimiter, closing)
-            if closing == -1 or text[closing - 1] != "\\":
-                break
-            closing += 1
+        closing = _closing(text, delimiter, opening + len(delimiter))
         # Inline math cannot cross a paragraph break; display math may span lines.
-        if closing == -1 or (not display and "\n\n" in text[opening:closing]):
-            line = text.count("\n", 0, opening) + 1
-            excerpt = text[opening:opening + 30].split("\n")[0]
-            problems.append((line, f"the {delimiter} before '{excerpt}' is never closed"))
+        if closing == -1 or (not display and text.find("\n\n", opening, closing) != -1):
+            if len(problems) <= MAX_PROBLEMS:
+                excerpt = text[opening:opening + 30].split("\n")[0]
+                problems.append((lines.at(opening), f"the {delimiter} before '{excerpt}' is never closed"))
             position = opening + len(delimiter)
             continue
-        spans.append(MathSpan(opening, closing + len(delimiter), display, text.count("\n", 0, opening) + 1))
+        spans.append(MathSpan(opening, closing + len(delimiter), display, lines.at(opening)))
         position = closing + len(delimiter)
-    for span in spans:
-        for offset, char in enumerate(text[span.start:span.end]):
-            if char != "\n" and unicodedata.category(char) == "Cc":
-                line = text.count("\n", 0, span.start + offset) + 1
-                hint = _HINTS.get(char, "")
-                problems.append((line, f"control character U+{ord(char):04X} inside math"
-                                 + (f": a backslash command lost its backslash, {hint}" if hint else "")))
+    if text.find("$", position, code.limit) != -1:
+        problems.append((lines.at(position), f"the math after this line is not checked: the text has more than "
+                                             f"{MAX_MARKS:,} $ signs"))
+    if code.limit < len(text):
+        problems.append((lines.at(max(position, code.limit)), "the math after this line is not checked: the "
+                         f"text has more than {MAX_MARKS:,} runs of backticks"))
+    problems += _control_characters(text, spans)
+    if len(problems) > MAX_PROBLEMS:
+        problems = problems[:MAX_PROBLEMS] + [(problems[MAX_PROBLEMS][0], "more problems with math follow; "
+                                               "fix the ones above first")]
     return spans, problems
+
+
+def _closing(text: str, delimiter: str, start: int) -> int:
+    """Where the first ``delimiter`` at or after ``start`` that no backslash escapes begins; -1 if none."""
+    closing = start
+    while True:
+        closing = text.find(delimiter, closing)
+        if closing == -1 or text[closing - 1] != "\\":
+            return closing
+        closing += 1
+
+
+def _control_characters(text: str, spans: list[MathSpan]) -> list[tuple[int, str]]:
+    lines, found = _Lines(text), []
+    for span in spans:
+        for match in _CONTROL.finditer(text, span.start, span.end):
+            hint = _HINTS.get(match[0], "")
+            found.append((lines.at(match.start()), f"control character U+{ord(match[0]):04X} inside math"
+                          + (f": a backslash command lost its backslash, {hint}" if hint else "")))
+            if len(found) > MAX_PROBLEMS:
+                return found
+    return found

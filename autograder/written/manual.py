@@ -10,6 +10,7 @@ escaped: raw HTML in an answer is shown, never run.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from autograder.written.labels import sort_key
 from autograder.written.latex import scan
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_PLACEHOLDER = re.compile(r"MATHPLACEHOLDER(\d+)X")
+MAX_RENDERED = 50_000  # characters of one answer rendered from Markdown (at most a second or so)
 _STYLE = """
 body { font-family: Georgia, serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }
 nav { font-family: sans-serif; font-size: 0.9rem; margin-bottom: 1rem; }
@@ -48,7 +51,12 @@ class Student:
 
 
 def render(markdown: str) -> str:
-    """Markdown to HTML with the math left intact for MathJax (Markdown would eat its * and _)."""
+    """Markdown to HTML with the math left intact for MathJax (Markdown would eat its * and _). An
+    answer longer than MAX_RENDERED characters is shown as it was written: Markdown's time on some
+    texts grows with their length far beyond that of an ordinary answer."""
+    if len(markdown) > MAX_RENDERED:
+        return (f'<p class="missing">Shown as written, without Markdown: longer than {MAX_RENDERED:,} '
+                f"characters.</p><pre>{html.escape(markdown)}</pre>")
     spans, _ = scan(markdown)
     parts, saved, position = [], [], 0
     for span in spans:
@@ -58,9 +66,8 @@ def render(markdown: str) -> str:
         position = span.end
     parts.append(markdown[position:])
     rendered = _MARKDOWN.render("".join(parts))
-    for index in reversed(range(len(saved))):
-        rendered = rendered.replace(f"MATHPLACEHOLDER{index}X", html.escape(saved[index]))
-    return rendered
+    # One pass over the page, whatever the number of formulas.
+    return _PLACEHOLDER.sub(lambda match: html.escape(saved[int(match[1])]), rendered)
 
 
 def gather(assignment: Assignment, sources: list[Path]) -> list[Student]:

@@ -9,6 +9,7 @@ fork costs milliseconds), else started afresh. It sends back JSON, never a pickl
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import threading
@@ -68,6 +69,9 @@ def run_with_time_limit(function: Callable[..., Model], args: tuple[Any, ...], s
 
 
 def _child(sender: Connection, function: Callable[..., BaseModel], args: tuple[Any, ...]) -> None:
+    # The child lives for one call: the cyclic garbage collector would only walk the objects of a
+    # large notebook again and again (half the time of reading 100,000 cells).
+    gc.disable()
     try:
         reply = {"result": function(*args).model_dump_json()}
     except Exception as error:  # reported to the parent, which decides what it means

@@ -30,9 +30,19 @@ _PIPE = re.compile(r"(?<!\\)\|")
 _DELIMITER_CELL = re.compile(r"^:?-{1,}:?$")
 _EMPTY = {"", "-", "--", "—", "–", "∅", "ø", "empty", "none", "nothing", "n/a",
           "\\emptyset", "\\varnothing"}
-_FORMATTING = re.compile(r"\*\*|__|`|\$|\\text(?:rm|tt)?\{([^}]*)\}|\\mathrm\{([^}]*)\}")
-_ARROW = re.compile(r"\s*(?:-->|->|→|⟶|=>|\\to\b|\\rightarrow\b|\\longrightarrow\b)\s*")
-_BACK_ARROW = re.compile(r"\s*(?:<--|<-|←|⟵|\\leftarrow\b|\\longleftarrow\b)\s*")
+# Every pattern here is linear in the cell it reads: no part of one can match what the part before
+# it matched (no "\s*" before an optional arrow, "[^{}]" inside braces), else a long cell, such as
+# one of 20,000 spaces, takes seconds.
+_MARKUP = re.compile(r"\*\*|__|[`$]")
+_TEXT_COMMAND = re.compile(r"\\(?:text(?:rm|tt)?|mathrm)\{([^{}]*)\}")
+_ARROW = re.compile(r"-->|->|→|⟶|=>|\\to\b|\\rightarrow\b|\\longrightarrow\b")
+_BACK_ARROW = re.compile(r"<--|<-|←|⟵|\\leftarrow\b|\\longleftarrow\b")
+_RELATION = re.compile(r"\([a-z:_]+\)$")  # a relation label after an arc, such as (nsubj)
+_PAIR = re.compile(r"\(([^,()]+),([^,()]+)\)")
+# A table has 4 columns (a student may add a step number or notes); a line with many more cells is
+# no row of it, and reading millions of cells of one line would take seconds.
+MAX_CELLS = 12
+MAX_ROWS = 500  # one row per transition: the handout's sentence of 8 words needs far fewer
 _TRANSITIONS = {"s": "S", "sh": "S", "shift": "S",
                 "la": "LA", "l": "LA", "left": "LA", "leftarc": "LA", "larc": "LA",
                 "ra": "RA", "r": "RA", "right": "RA", "rightarc": "RA", "rarc": "RA"}
@@ -95,15 +105,17 @@ def _arc(arc: Arc) -> str:
 
 
 def _cells(line: str) -> list[str]:
+    """The cells of a table line; a line of more than MAX_CELLS cells gives only the first ones and
+    the rest as one."""
     text = line.strip()
     text = text[1:] if text.startswith("|") else text
     text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
-    return [cell.strip() for cell in _PIPE.split(text)]
+    return [cell.strip() for cell in _PIPE.split(text, maxsplit=MAX_CELLS)]
 
 
 def _plain(cell: str) -> str:
     """The cell without Markdown or LaTeX decoration."""
-    text = _FORMATTING.sub(lambda m: m.group(1) or m.group(2) or "", cell)
+    text = _TEXT_COMMAND.sub(r"\1", _MARKUP.sub("", cell))  # no Python call per match: a cell may hold millions
     return text.replace("&nbsp;", " ").replace("\\_", "_").strip()
 
 
@@ -122,18 +134,31 @@ def _table_lines(text: str) -> tuple[list[str], dict[str, int]]:
             if missing:
                 raise TableError(f"the table's header has no column for: {', '.join(missing)}; use the "
                                  "columns Stack | Buffer | New dependency | Transition")
-            rows = []
-            for following in lines[index + 1:]:
-                if not following.strip():
-                    continue
-                if "|" not in following:
-                    break
-                if all(_DELIMITER_CELL.match(c) for c in _cells(following) if c):
-                    continue
-                rows.append(following)
-            return rows, columns
+            return _rows(lines, index + 1), columns
     raise TableError("no table found: write a Markdown table with the header "
                      "| Stack | Buffer | New dependency | Transition |")
+
+
+def _rows(lines: list[str], start: int) -> list[str]:
+    """The data lines of the table whose header is above ``start``: up to the first line without |."""
+    rows = []
+    for following in lines[start:]:
+        if not following.strip():
+            continue
+        if "|" not in following:
+            break
+        if all(_DELIMITER_CELL.match(c) for c in _cells(following) if c):
+            continue
+        rows.append(following)
+        if len(rows) > MAX_ROWS:
+            raise TableError(f"the table has more than {MAX_ROWS} rows, so it was not read; it needs one row "
+                             "per transition, and the sentence needs far fewer")
+    return rows
+
+
+def _shown(cell: str) -> str:
+    """A cell as feedback quotes it: whole when short."""
+    return repr(cell if len(cell) <= 40 else cell[:37] + "...")
 
 
 class _Words:
@@ -141,6 +166,7 @@ class _Words:
 
     def __init__(self, tree: DependencyTree) -> None:
         self.known = {w.lower(): w for w in (ROOT, *tree.words)}
+        self.size = len(tree.words) + 1  # no stack or buffer holds more
 
     def word(self, token: str) -> str | None:
         return self.known.get(token.strip("'\"").lower())
@@ -151,11 +177,16 @@ class _Words:
             return ()
         text = re.sub(r"^[\[(⟨{]|[\])⟩}]$", "", text)
         tokens = [t for t in re.split(r"[,\s]+", text) if t]
+        if len(tokens) > self.size:
+            problems.append(f"the {what} {_shown(cell)} holds {len(tokens)} items, more than the "
+                            f"{self.size} words of the sentence with ROOT")
+            return None
         words = [self.word(t) for t in tokens]
         unknown = [t for t, w in zip(tokens, words) if w is None]
         if unknown:
-            problems.append(f"the {what} {cell!r} holds {', '.join(repr(u) for u in unknown)}, which "
-                            "is not a word of the sentence")
+            problems.append(f"the {what} {_shown(cell)} holds {', '.join(_shown(u) for u in unknown[:3])}"
+                            f"{' ...' if len(unknown) > 3 else ''}, which "
+                            f"{'is not a word' if len(unknown) == 1 else 'are not words'} of the sentence")
             return None
         return tuple(words)
 
@@ -163,17 +194,18 @@ class _Words:
         text = _plain(cell)
         if text.lower() in _EMPTY:
             return None
-        text = re.sub(r"\s*\([a-z:_]+\)$", "", text)  # a relation label such as (nsubj)
+        relation = _RELATION.search(text)
+        text = text[:relation.start()].rstrip() if relation else text
         pair: list[str] | None = None
         if _ARROW.search(text):
             pair = _ARROW.split(text, maxsplit=1)
         elif _BACK_ARROW.search(text):
             pair = _BACK_ARROW.split(text, maxsplit=1)[::-1]
-        elif re.fullmatch(r"\(\s*[^,()]+,\s*[^,()]+\)", text):
-            pair = text[1:-1].split(",")
+        elif (match := _PAIR.fullmatch(text)) is not None:
+            pair = [match[1], match[2]]
         words = [self.word(p.strip()) for p in pair] if pair and len(pair) == 2 else None
         if not words or None in words:
-            problems.append(f"cannot read the dependency {cell!r}; write it as head -> dependent")
+            problems.append(f"cannot read the dependency {_shown(cell)}; write it as head -> dependent")
             return None
         return (words[0], words[1])
 
@@ -192,7 +224,7 @@ def read_table(text: str, tree: DependencyTree) -> list[Row]:
         name = re.sub(r"[^a-z]", "", _plain(cells[columns["transition"]]).lower())
         transition = _TRANSITIONS.get(name) or ("initial" if name in _INITIAL and number == 1 else None)
         if transition is None:
-            problems.append(f"cannot read the transition {cells[columns['transition']]!r}; write "
+            problems.append(f"cannot read the transition {_shown(cells[columns['transition']])}; write "
                             "SHIFT, LEFT-ARC or RIGHT-ARC (or S, LA, RA)")
         rows.append(Row(number, transition, words.items(cells[columns["stack"]], "stack", problems),
                         words.items(cells[columns["buffer"]], "buffer", problems),
