@@ -14,9 +14,9 @@ The grammar of a formula (:func:`read_formula`, stated to students in the handou
 question's variables (``p_drop``, ``p_{drop}``, ``p_\\text{drop}`` or its other declared spellings),
 ``+ - * /`` and ``^``, brackets of any kind, ``\\frac{a}{b}`` (also ``\\dfrac``, ``\\tfrac``, ``\\frac12``),
 ``\\cdot``, ``\\times``, ``·``, ``×``, ``\\left( \\right)``, unicode minus and superscripts, and
-multiplication without a sign: ``2n``, ``2 n``, ``2(n+1)``, ``k V`` and ``kV`` (when ``k`` and ``V``
+multiplication without a sign: ``3x``, ``3 x``, ``3(x+1)``, ``k V`` and ``kV`` (when ``k`` and ``V``
 are variables). Anything before the last ``=`` is dropped (``\\gamma = ...``), and a word after the
-formula ("2n transitions") is not read.
+formula ("3k steps") is not read.
 
 Student text is never evaluated by Python: it is turned into tokens (numbers, variables,
 operators, brackets), joined into an expression and parsed with :mod:`ast`, whose tree is checked
@@ -76,7 +76,7 @@ class ExpressionError(ValueError):
 @dataclass(frozen=True)
 class Formula:
     """A student's formula, parsed; ``text`` is how it was read, for feedback; ``ignored``, the
-    words after it that were not read ("transitions" of "2n transitions")."""
+    words after it that were not read ("steps" of "3k steps")."""
 
     text: str
     tree: ast.Expression
@@ -204,7 +204,7 @@ def read_formula(answer: str, variables: dict[str, tuple[str, ...]]) -> Formula:
     aliases = {alias: name for name, spellings in variables.items() for alias in (name, *spellings)}
     tokens, ignored = _tokens(_plain(answer), aliases)
     if not tokens:
-        raise ExpressionError("there is no formula in it" + (f" ({ignored!r} is not one)" if ignored else ""))
+        raise ExpressionError("there is no formula in it")
     python = _join(tokens)
     try:
         tree = ast.parse(python, mode="eval")
@@ -287,7 +287,7 @@ def _tokens(text: str, aliases: dict[str, str]) -> tuple[list[_Token], str]:
         if kind == "name":
             names = _variables(match[kind], aliases)
             if names is None:
-                if len(match[kind]) >= 3:  # a word: what follows is commentary ("2n transitions")
+                if len(match[kind]) >= 3:  # a word: what follows is commentary ("3k steps")
                     return tokens, text[match.start(kind):].strip()
                 raise ExpressionError(f"{match[kind]!r} is not a variable here (use {', '.join(sorted(aliases))})")
             tokens += [_Token("name", name) for name in names]
@@ -317,7 +317,7 @@ def _variables(word: str, aliases: dict[str, str]) -> list[str] | None:
 
 
 def _join(tokens: list[_Token]) -> str:
-    """The tokens as Python, with ``*`` where a product has no sign: 2n, 2(n+1), (a)(b), k V, n 2."""
+    """The tokens as Python, with ``*`` where a product has no sign: 3x, 3(x+1), (a)(b), k V, x 3."""
     parts: list[str] = []
     for previous, token in zip([None, *tokens], tokens):
         if previous is not None and previous.kind in ("number", "name", "close") \
