@@ -30,10 +30,20 @@ class Grader:
         self.assignment = assignment
         self.reference = load_reference(assignment.solution_dir, module_names(assignment.config))
         self.isolation = isolation or detect_isolation()
+        self._bugs: dict = {}
 
     def __call__(self, submission: Path, include_hidden: bool = True) -> GradescopeResults:
         return grade(self.assignment, submission, include_hidden=include_hidden, reference=self.reference,
                      isolation=self.isolation)
+
+    def graded_bug(self, bug, tmp_path: Path) -> GradescopeResults:
+        """The results of the reference with ``bug`` planted, graded once per test session: several
+        tests read the same grading (one that reruns training with the reference's helpers takes
+        tens of seconds)."""
+        cached = self._bugs.get(bug)
+        if cached is None:
+            cached = self._bugs[bug] = self(bug.apply(self.assignment.solution_dir, tmp_path / "submission"))
+        return cached.model_copy(deep=True)
 
 
 @pytest.fixture(scope="session")
@@ -113,7 +123,8 @@ def check_bug_is_localised(bug, grader: Grader, reference: Path, tmp_path: Path)
     sharing = {q.id for q in config.questions if bug.function in q.shares}
     assert owner in bug.questions and bug.questions <= {owner} | sharing, (
         f"{bug.name}: the fixture expects {sorted(bug.questions)}, but {bug.function} belongs to {owner}")
-    results = grader(bug.apply(reference, tmp_path / "submission"))
+    assert reference == grader.assignment.solution_dir
+    results = grader.graded_bug(bug, tmp_path)
     assert_complete(results, grader)
     failed = lost_points(results)
     assert failed, f"{bug.name}: no test noticed the bug"

@@ -78,7 +78,7 @@ CAUSES = {
 def test_feedback_names_the_cause(name, parser_grader, repo, tmp_path):
     bug = next(b for b in BUGS if b.name == name)
     number, words = CAUSES[name]
-    results = parser_grader(bug.apply(repo / "solutions" / "parser", tmp_path / "submission"))
+    results = parser_grader.graded_bug(bug, tmp_path)
     test = next(t for t in results.tests if t.number == number)
     assert test.score < test.max_score and words in test.output, test.output
 

@@ -45,7 +45,7 @@ def test_bug_loses_points_only_where_it_is(bug, word2vec_grader, repo, tmp_path)
 def test_gradient_feedback_separates_loss_and_gradient(word2vec_grader, repo, tmp_path):
     """A gradient bug with a correct loss: the loss test passes, the gradient test explains."""
     bug = next(b for b in BUGS if b.name == "naive softmax forgets to subtract the one-hot y")
-    results = word2vec_grader(bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    results = word2vec_grader.graded_bug(bug, tmp_path)
     by_number = {t.number: t for t in results.tests}
     assert by_number["2b.1"].status == "passed"  # the loss
     feedback = by_number["2b.2"].output
@@ -158,7 +158,7 @@ def test_a_helpers_bug_is_charged_once_and_named_where_it_is_replaced(word2vec_g
     """Error carried forward: the tests of 1c, 1d and 2b run with the reference's softmax in place of
     a wrong one, pass, and say so; 1a alone loses the points."""
     bug = next(b for b in BUGS if b.name == "softmax normalises over the wrong axis")
-    results = word2vec_grader(bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    results = word2vec_grader.graded_bug(bug, tmp_path)
     by_number = {t.number: t for t in results.tests}
     for number in ("1c.1", "1c.2", "1c.3", "1d.1", "1d.2"):
         assert by_number[number].status == "passed", number
@@ -169,7 +169,7 @@ def test_a_helpers_bug_is_charged_once_and_named_where_it_is_replaced(word2vec_g
 
 def test_a_transposed_gradient_is_called_that_in_every_test(word2vec_grader, repo, tmp_path):
     bug = next(b for b in BUGS if b.name == "naive softmax outside gradient transposed")
-    results = word2vec_grader(bug.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    results = word2vec_grader.graded_bug(bug, tmp_path)
     failed = [t for t in results.tests if t.status == "failed"]
     assert {t.number for t in failed} == {"2b.3", "2b.4"}
     for test in failed:
