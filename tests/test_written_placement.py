@@ -279,3 +279,11 @@ def test_without_the_handout_notebook_the_guess_uses_the_config_s_titles(tmp_pat
     path = tmp_path / "written.md"
     path.write_text((FIXTURES / "parser_bold_labels.md").read_text())
     assert check_answers(path, bare).clean
+
+
+def test_a_form_feed_in_an_answer_moves_no_line():
+    """'\\frac' pasted with its backslash eaten is a form feed, a line break for str.splitlines but
+    not for Markdown: the lines after it must stay where their headings put them."""
+    sheet = placed("## 1b-i\nAnswer: $\x0crac{1}{1-p}$\n## 1b-ii\nIn training only.\n", PARSER_IDS)
+    assert sheet.text("1b-i") == "Answer: $\x0crac{1}{1-p}$"
+    assert sheet.text("1b-ii") == "In training only."

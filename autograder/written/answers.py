@@ -293,7 +293,10 @@ def read_markdown(text: str, written_ids: list[str], sheet: AnswerSheet, where: 
     as a heading half a level below the heading above it. ``opened`` is the question the whole
     text answers whatever its headings say (a notebook answer cell): it only reports them.
     """
-    lines = text.splitlines()
+    # Lines as the Markdown parser counts them: a form feed ("\frac" with its backslash eaten) or
+    # another break str.splitlines() knows would otherwise shift every line after it.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     placer = _Placer(lines, written_ids, sheet, f"{where}, " if where else "", file, opened)
     for marker in _markers(text, lines):
         placer.visit(marker)
