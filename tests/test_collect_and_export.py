@@ -12,6 +12,7 @@ import pytest
 
 from autograder.collect import collect_submission
 from autograder.config import load_assignment
+from autograder.written.check import check_answers
 from autograder.written.manual import export_pages, gather, render
 from tests.conftest import PYTHON
 
@@ -45,8 +46,8 @@ PLACEMENT = Path(__file__).parent / "fixtures" / "written"
      "line 3: the heading '(b)(iii)' is inside the answer to 2b-ii (heading on line 1) and could also mean 2b-iii"),
     (WORD2VEC, "## 2e\nDirections.\n## 2e.\nAgain.\n", "2e is answered twice (line 1 ('2e') and line 3 ('2e.'))"),
     (WORD2VEC, "## 1c-i\n$\\hat y - y\n", "1c-i (line 2): the $ before '$\\hat y - y' is never closed"),
-    (WORD2VEC, "Ada Lovelace\n## 2e\nDirections.\n",
-     "line 1: 'Ada Lovelace' is not graded: no heading above it names a question"),
+    (WORD2VEC, "## 2e\nDirections.\n## Scratch work\nThe norm divides out.\n",
+     "line 4 (under the heading 'Scratch work'): 'The norm divides out.' is not graded"),
     (WORD2VEC, "## 3a (i)\nLearning rates.\n",
      "line 1: the heading '3a (i)' names no question: there is no written question 3a-i"),
     (PARSER, "## 1b-i\nAnswer: one over one minus p\n", "1b-i (line 1 ('1b-i')): cannot read the final answer"),
@@ -157,3 +158,16 @@ def test_export_command_takes_answer_files(tmp_path, repo):
     assert "wrote 10 question pages for 2 students" in run.stdout
     page = (tmp_path / "pages" / "1c-i.html").read_text()
     assert "<h3>alice</h3>" in page and "Answers: 2 of 2 students" in page
+
+
+def test_a_name_above_every_answer_is_only_a_note(tmp_path, repo):
+    """A student's name or a title above the first answer is no answer: check-written notes it,
+    and collect-submission still makes the zip."""
+    folder = tmp_path / "work"
+    shutil.copytree(repo / "assignment" / "word2vec", folder)
+    (folder / "written.md").write_text("Ada Lovelace, student 1815\n\n## 2e\nDirections.\n")
+    collected = collect_submission(WORD2VEC, folder)
+    assert collected.written and collected.zip_path.exists() and collected.written_problems == []
+    check = check_answers(folder / "written.md", WORD2VEC)
+    assert check.notes == ["line 1: 'Ada Lovelace, student 1815' is above every answer and not graded "
+                           "(fine for a name or a title)"]

@@ -50,11 +50,26 @@ class WrittenCheck(BaseModel):
     @property
     def to_fix(self) -> list[str]:
         """Everything to fix before submitting, each saying on which line: the problems, the
-        answers that cannot be read as the grader expects, and text that is under no question."""
+        answers that cannot be read as the grader expects, and text under no question that may be
+        an answer (see :attr:`notes` for the rest)."""
         unreadable = [f"{q.id} ({q.where}): {q.note}" for q in self.questions if not q.readable]
         unplaced = [f"{u.where}: '{u.excerpt}' is not graded: {u.reason}. Put it under its "
-                    "question's heading, or delete it if it is not an answer" for u in self.unplaced]
+                    "question's heading, or delete it if it is not an answer"
+                    for u in self.unplaced if not self._preamble(u)]
         return sorted(self.problems + unreadable + unplaced, key=_line_order)
+
+    @property
+    def notes(self) -> list[str]:
+        """Text above every answer that reads like no answer (a name, a title): not graded, and
+        no reason to refuse a submission."""
+        return [f"{u.where}: '{u.excerpt}' is above every answer and not graded (fine for a name or a "
+                "title)" for u in self.unplaced if self._preamble(u)]
+
+    def _preamble(self, item: Unplaced) -> bool:
+        if "reads like an answer to" in item.reason:
+            return False
+        first = min((_line_order(q.where) for q in self.questions if q.where), default=None)
+        return first is not None and _line_order(item.where) < first
 
     @property
     def clean(self) -> bool:
@@ -186,6 +201,8 @@ def print_check(check: WrittenCheck, console: Console | None = None) -> None:
         console.print("[bold]To fix:[/bold]")
         for problem in check.to_fix:
             console.print(f"  {escape(problem)}", highlight=False)
+    for note in check.notes:
+        console.print(f"Note: {escape(note)}", highlight=False)
     answered = len(check.questions) - len(check.missing)
     summary = f"{answered} of {len(check.questions)} written questions answered"
     unreadable = [q.id for q in check.questions if not q.readable]
