@@ -104,12 +104,16 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
         spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit,
                                                             sessions))
         rows: list[dict] = []
+        settled: set[str] = set()  # questions graded so far with full marks (error carried forward)
         for question in config.questions:
             with sessions(spec, question.time_limit, question.id) as worker:
-                rows += run_tests(tests[question.id], {"worker": worker, "ref": reference,
-                                                       "fixtures": fixtures, "reference": expected,
-                                                       "answers": answers,
-                                                       "helpers": expected.helper_source()})
+                mine = run_tests(tests[question.id], {"worker": worker, "ref": reference,
+                                                      "fixtures": fixtures, "reference": expected,
+                                                      "answers": answers, "settled": frozenset(settled),
+                                                      "helpers": expected.helper_source()})
+            if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
+                settled.add(question.id)
+            rows += mine
     output = "\n".join(note for note in (submission.note, answers.note) if note)
     return assemble(config, rows, output=output, seconds=time.monotonic() - started,
                     include_hidden=include_hidden)

@@ -232,19 +232,25 @@ def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
     A test that loses points after reaching helpers of other questions runs again with them
     answered by ``context["helpers"]`` (the reference, or in the student bundle what ``release``
     recorded of it), and keeps the better row: error carried forward
-    (:mod:`autograder.carried_forward`). While ``release`` records, every such test runs again."""
+    (:mod:`autograder.carried_forward`). Only the helpers of questions not ``context["settled"]``
+    are replaced: a question already graded with full marks vouches for its functions, and a
+    test whose helpers are all vouched for does not run again. While ``release`` records, every
+    test with helpers runs again with all of them."""
     rows = _run_suite(tests, context)
     source: HelperSource | None = context.get("helpers")
     if source is None:
         return rows
-    again = getattr(source, "recorder", None) is not None
-    return [_carried_forward(info, row, context, source)
-            if info.helpers and (again or row["score"] < info.weight - 1e-9) else row
-            for info, row in zip(tests, rows)]
+    recording = getattr(source, "recorder", None) is not None
+    settled = set() if recording else set(context.get("settled", ()))
+    suspects = [[(f, owner) for f, owner in info.helpers if owner not in settled] for info in tests]
+    return [_carried_forward(info, row, context, source, helpers)
+            if helpers and (recording or row["score"] < info.weight - 1e-9) else row
+            for info, row, helpers in zip(tests, rows, suspects)]
 
 
-def _carried_forward(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource) -> dict:
-    helpers = HelperBridge(source, [f for f, _ in info.helpers])
+def _carried_forward(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource,
+                     suspects: list[tuple[str, str]]) -> dict:
+    helpers = HelperBridge(source, [f for f, _ in suspects])
     (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers)})
     # The rerun's row when it scores better, or as well while a helper of the student's differed:
     # then it tells what is wrong in this question's own code, without the helper's bug.
