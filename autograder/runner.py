@@ -256,9 +256,12 @@ def _carried_forward(info: TestInfo, row: dict, context: dict[str, Any], source:
     # then it tells what is wrong in this question's own code, without the helper's bug.
     better = again["score"] > row["score"] + 1e-9
     if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
-        return row
-    note = helpers.note(dict(info.helpers))
-    return {**again, "output": f"{again['output']}\n{note}".strip()}
+        return _noted(row, helpers.unanswered_note())
+    return _noted(again, helpers.note(dict(info.helpers)), helpers.unanswered_note())
+
+
+def _noted(row: dict, *notes: str) -> dict:
+    return {**row, "output": "\n".join(part for part in (row["output"], *notes) if part).strip()}
 
 
 def _run_suite(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
