@@ -220,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where to write results.json (default: ./results.json)")
     grade.add_argument("--public-only", action="store_true",
                        help="run only the public tests (what students can run themselves)")
-    grade.add_argument("-v", "--verbose", action="store_true", help="print the output of every failed test")
+    grade.add_argument("-v", "--verbose", action="store_true", help="print the output of every failed test, and of passed tests that have one "
+                            "(a helper of another question replaced by the reference's)")
     grade.set_defaults(run=_grade)
 
     batch = commands.add_parser(

@@ -8,6 +8,7 @@ import subprocess
 import nbformat
 import pytest
 
+from autograder.assignments.parser.handout import ANSWER_FORMATS
 from autograder.config import load_assignment
 from autograder.runner import collect_tests, run_tests
 from autograder.written.answer_file import MAX_ANSWER_BYTES
@@ -102,7 +103,7 @@ def test_notebook_answers_come_from_tagged_cells_and_added_cells(tmp_path, repo)
     cell = next(c for c in notebook.cells if c.get("id") == "answer-1b-ii")
     cell.source = "Dropout regularises training."
     notebook.cells.append(nbformat.v4.new_markdown_cell("## 2a-ii\nAnswer: $2n$", id="mine"))
-    notebook.cells.append(nbformat.v4.new_markdown_cell("scratch notes", id="scratch"))
+    notebook.cells.append(nbformat.v4.new_markdown_cell("## Scratch\nscratch notes", id="scratch"))
     path = tmp_path / "parser.ipynb"
     nbformat.write(notebook, path)
     sheet = read_answers(path, PARSER.config)
@@ -111,6 +112,38 @@ def test_notebook_answers_come_from_tagged_cells_and_added_cells(tmp_path, repo)
     assert sheet.text("2a-ii") == "Answer: $2n$"
     assert sheet.text("2a-i") == ""  # the handout's template table alone is no answer
     assert [u.excerpt for u in sheet.unplaced] == ["scratch notes"]
+
+
+def _notebook_answers(repo, tmp_path, edit) -> AnswerSheet:
+    notebook = nbformat.read(repo / "handouts" / "parser.ipynb", as_version=4)
+    edit(notebook)
+    path = tmp_path / "parser.ipynb"
+    nbformat.write(notebook, path)
+    return read_answers(path, PARSER.config)
+
+
+def test_a_cell_added_below_an_answer_cell_continues_that_answer(tmp_path, repo):
+    def edit(notebook):
+        index = next(i for i, c in enumerate(notebook.cells) if c.get("id") == "answer-1b-i")
+        notebook.cells.insert(index + 1, nbformat.v4.new_markdown_cell(
+            "Kept units must make up for the dropped ones.\n\nAnswer: $\\frac{1}{1-p_{drop}}$", id="mine"))
+
+    sheet = _notebook_answers(repo, tmp_path, edit)
+    assert sheet.text("1b-i").endswith("Answer: $\\frac{1}{1-p_{drop}}$") and sheet.unplaced == []
+
+
+def test_a_notebook_whose_tags_were_lost_reads_by_the_handout_s_headings(tmp_path, repo):
+    """Copying cells into a new notebook drops their metadata: the handout's question headings
+    then open the answers, and each answer cell below continues its question."""
+    def edit(notebook):
+        for cell in notebook.cells:
+            cell.metadata = {}
+            if cell.get("id") == "answer-1b-i":
+                cell.source = "Answer: $\\frac{1}{1-p_{drop}}$"
+
+    sheet = _notebook_answers(repo, tmp_path, edit)
+    assert sheet.text("1b-i").endswith("Answer: $\\frac{1}{1-p_{drop}}$")
+    assert ANSWER_FORMATS["1b-i"].describe(sheet.text("1b-i")).startswith("final answer read as 1 / (1 - p_drop)")
 
 
 def test_math_problems_are_found_with_their_line():
@@ -293,3 +326,10 @@ def test_a_linked_answer_sheet_is_not_read(tmp_path, repo):
     (tmp_path / "written.md").unlink()
     (tmp_path / "written.md").write_text((repo / "solutions" / "written" / "parser.md").read_text())
     assert choose_answer_sheet(tmp_path, config).sheet is not None
+
+
+def test_a_boxed_formula_on_the_answer_line_is_unwrapped():
+    gamma = ANSWER_FORMATS["1b-i"]
+    for line in (r"Answer: $\boxed{\gamma = \frac{1}{1-p_{drop}}}$",
+                 r"Answer: $\boxed{\frac{1}{1 - p}}$, since kept units must be scaled up"):
+        assert gamma.describe(line).startswith("final answer read as 1 / (1 - p_drop)"), line

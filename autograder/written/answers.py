@@ -102,6 +102,14 @@ class AnswerSheet(BaseModel):
             self.answers[question] = Answer(question=question, text=text, where=where, file=file,
                                             first_line=first_line, headings=headings or [])
 
+    def extend(self, question: str, text: str, where: str, file: str = "") -> None:
+        """More of the answer to ``question`` (a notebook cell the student added below it)."""
+        previous = self.answers.get(question)
+        if previous is None or not previous.text:
+            self.add(question, text, where, file)
+        elif text.strip() and text.strip() != PLACEHOLDER:
+            self.answers[question] = previous.model_copy(update={"text": f"{previous.text}\n\n{text.strip()}"})
+
 
 def _excerpt(text: str) -> str:
     flat = " ".join(text.split())
@@ -304,18 +312,33 @@ def read_markdown(text: str, written_ids: list[str], sheet: AnswerSheet, where: 
 
 
 def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow_links: bool = True) -> None:
+    """A tagged answer cell answers its question; a Markdown cell the student added reads by its
+    headings, and one with no heading, right below an answer (or below such cells), continues that
+    answer. So a cell added under the answer cell counts, and so does a notebook whose tags a tool
+    lost: the handout's question headings then open the answers."""
     notebook = load_notebook(path, follow_links)
     cells = [(number, _cell_tag(cell), cell) for number, cell in enumerate(notebook.cells, start=1)]
     read = [(number, tag, cell) for number, tag, cell in cells
-            if (tag is not None and tag.role == "answer" and tag.question in written_ids)
-            or (tag is None and cell.cell_type == "markdown" and cell.source.strip())]
-    check_markdown_length([cell.source for _, _, cell in read], path.name)
+            if tag is not None or (cell.cell_type == "markdown" and cell.source.strip())]
+    check_markdown_length([cell.source for _, tag, cell in read if tag is None or tag.role == "answer"],
+                          path.name)
+    current: str | None = None  # the question the cells read so far answer
     for number, tag, cell in read:
+        where = f"cell {number}"
         if tag is not None:
-            sheet.add(tag.question, cell.source, f"cell {number}", file=f"cell {number}")
+            current = tag.question if tag.role == "answer" and tag.question in written_ids else None
+            if current is not None:
+                sheet.add(current, cell.source, where, file=where)
+        elif current is not None and not _HEADING_LINE.search(cell.source):
+            sheet.extend(current, cell.source, f"{where} (a cell you added)", file=where)
         else:
-            read_markdown(cell.source, written_ids, sheet, f"cell {number} (a cell you added)",
-                          f"cell {number}")
+            before = {q for q, answer in sheet.answers.items() if answer.text}
+            read_markdown(cell.source, written_ids, sheet, f"{where} (a cell you added)", where)
+            opened = [q for q, answer in sheet.answers.items() if answer.text and q not in before]
+            current = opened[-1] if opened else None
+
+
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)", re.MULTILINE)
 
 
 def _cell_tag(cell: NotebookCell) -> CellTag | None:

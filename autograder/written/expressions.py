@@ -186,9 +186,9 @@ def first_formula(text: str) -> tuple[str, int]:
     """The first formula of ``text`` and how many there are: its first math when it has any (a
     boxed formula inside it unwrapped), else the text up to the first comma or semicolon."""
     maths = [next(group for group in match.groups() if group is not None) for match in _MATH.finditer(text)]
-    if maths:
-        return maths[0].strip(), len(maths)
-    return re.split(r"[,;]", text, maxsplit=1)[0].strip(), 1
+    first = maths[0] if maths else re.split(r"[,;]", text, maxsplit=1)[0]
+    boxed = _boxed(first)
+    return (boxed.text if boxed is not None else first).strip(), max(len(maths), 1)
 
 
 # ------------------------------------------------------------------------- reading a formula
