@@ -73,7 +73,7 @@ class LiveHelpers:
         else:
             raise TypeError(f"{target} is not a method of a class")
         answer.generators = generators_in([args, kwargs])
-        if self.recorder is not None and not _holds_remote(inputs):
+        if self.recorder is not None and not _holds(inputs, _Remote):
             self.recorder(target, inputs, copy.deepcopy(answer))
         return answer
 
@@ -91,7 +91,7 @@ class RecordedHelpers:
             self.calls.setdefault(target, []).append((inputs, answer))
 
     def run(self, target: str, args: list, kwargs: dict, state: dict | None) -> Answer:
-        if _holds_remote([args, kwargs]):
+        if _holds([args, kwargs], _Remote):
             raise NoAnswer(target)
         for inputs, answer in self.calls.get(target, []):
             if _same(inputs, (args, kwargs, state), rtol=1e-9, atol=1e-12):
@@ -123,7 +123,7 @@ class HelperBridge:
         kwargs = callbacks.inward(decoder.decode(document.get("kwargs", {})), ("kwargs",))
         sync = self._sync(str(document.get("owner", ":")))
         state = sync.incoming(decoder.decode(document["state"])) if "state" in document else None
-        if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds_opaque([args, kwargs, state]):
+        if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds([args, kwargs, state], Opaque):
             return pack({"unavailable": True}, [])  # inputs that cannot cross: the student's own helper
         try:
             answer = self.source.run(target, args, kwargs, state)
@@ -286,23 +286,14 @@ def _aliases(state: dict, args: list, kwargs: dict) -> dict[str, list]:
             if value is argument and isinstance(argument, (list, dict, np.ndarray))}
 
 
-def _holds_remote(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, _Remote) or depth > 64:
+def _holds(value: Any, kind: type, depth: int = 0) -> bool:
+    """Whether ``value`` holds a ``kind`` anywhere (or is nested too deep to tell)."""
+    if isinstance(value, kind) or depth > 64:
         return True
     if isinstance(value, (list, tuple)):
-        return any(_holds_remote(v, depth + 1) for v in value)
+        return any(_holds(v, kind, depth + 1) for v in value)
     if isinstance(value, dict):
-        return any(_holds_remote(v, depth + 1) for v in value.values())
-    return False
-
-
-def _holds_opaque(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, Opaque) or depth > 64:
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_opaque(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_opaque(v, depth + 1) for v in value.values())
+        return any(_holds(v, kind, depth + 1) for v in value.values())
     return False
 
 
@@ -311,7 +302,7 @@ def _difference(own: Any, value: Any, new_state: dict | None) -> str | None:
     it agreed or cannot be told. Only what proves a bug of the helper counts: another exception may
     come from running it on an object the reference made (a student's deque buffer meeting the
     reference's lists), and values that could not travel (a deque) cannot be compared."""
-    if not isinstance(own, dict) or _holds_opaque(own):
+    if not isinstance(own, dict) or _holds(own, Opaque):
         return None
     if "raised" in own:
         return "is not implemented yet" if own["raised"] == "NotImplementedError" else None
