@@ -251,7 +251,8 @@ def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
 def _carried_forward(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource,
                      suspects: list[tuple[str, str]]) -> dict:
     helpers = HelperBridge(source, [f for f, _ in suspects])
-    (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers)})
+    (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers),
+                                   "relayed": True})
     # The rerun's row when it scores better, or as well while a helper of the student's differed:
     # then it tells what is wrong in this question's own code, without the helper's bug.
     better = again["score"] > row["score"] + 1e-9

@@ -58,7 +58,9 @@ class GradedTestCase(unittest.TestCase):
         return self.expect_full(target, *args, **kwargs).value
 
     def _keep_output(self, target: str, output: str) -> None:
-        if output.strip():
+        # Not in a rerun with the reference's helpers: the student's code could print what they
+        # answered (SECURITY.md, "Not defended").
+        if output.strip() and not getattr(self, "relayed", False):
             self.student_output.append(f"--- printed by {_label(target)} ---\n{output.rstrip()}")
 
     # -- judging ----------------------------------------------------------------------------------

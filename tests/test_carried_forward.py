@@ -295,3 +295,17 @@ def test_a_correct_submission_written_otherwise_gets_full_marks(name, variant, t
     results = grade(assignment, variant.apply(assignment.solution_dir, tmp_path / "s"))
     lost = [(t.number, t.output[:300]) for t in results.tests if t.score < t.max_score - 1e-9]
     assert lost == [] and results.score == assignment.config.total_points
+
+
+def test_what_the_code_prints_in_a_rerun_is_not_shown(tmp_path):
+    """In a rerun the reference answers the student's helpers: what the code prints then could be
+    those answers, so it is left out of the feedback (SECURITY.md)."""
+    wrong_axis = next(b for b in word2vec_bugs.BUGS if b.name == "softmax normalises over the wrong axis")
+    printing = next(v for v in variants_module.WORD2VEC if v.name == "leftover debugging print in the network")
+    assignment = load_assignment("word2vec")
+    submission = wrong_axis.apply(assignment.solution_dir, tmp_path / "s")
+    path = submission / printing.file
+    path.write_text(path.read_text().replace(printing.old, printing.new))
+    results = grade(assignment, submission)
+    rescued = {t.number: t.output for t in results.tests if t.number.startswith("1c.")}
+    assert all("Graded with the reference softmax" in o and "DEBUG" not in o for o in rescued.values()), rescued
