@@ -5,8 +5,9 @@ each submission is graded twice in turns, in this process with workers as usual:
 grader does (a test that loses points after reaching another question's function runs again with
 the reference's in its place) and once with that rerun switched off. The reference never reruns, so
 its two times should agree; a bug in a helper costs points once with it, several times without.
-The parser's bugs that break training rerun the end-to-end question with every helper answered by
-the grader, its heaviest case.
+Only the helpers of questions that lost points are replaced; a parser bug that breaks training reruns
+the end-to-end question's training with those answered by the grader, Adam's step (the model's whole
+state crossing at every step) the heaviest case.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ CASES = {
                  "softmax overflows on large inputs", "word2vec sigmoid with the wrong sign"],
     "parser": ["dropout active at evaluation", "embedding lookup concatenates in the wrong order",
                "LEFT-ARC takes the stack item from the wrong end",
-               "minibatch_parse returns parses in the order they finish"],
+               "minibatch_parse returns parses in the order they finish", "Adam steps uphill"],
 }
 QUICK = {"word2vec": CASES["word2vec"][:1], "parser": CASES["parser"][:1]}
 
