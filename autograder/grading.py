@@ -105,12 +105,13 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
                                                             sessions))
         rows: list[dict] = []
         settled: set[str] = set()  # questions graded so far with full marks (error carried forward)
+        helpers = expected.helper_source()  # once: in the bundle it decodes the whole recording
         for question in config.questions:
             with sessions(spec, question.time_limit, question.id) as worker:
                 mine = run_tests(tests[question.id], {"worker": worker, "ref": reference,
                                                       "fixtures": fixtures, "reference": expected,
                                                       "answers": answers, "settled": frozenset(settled),
-                                                      "helpers": expected.helper_source()})
+                                                      "helpers": helpers})
             if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
                 settled.add(question.id)
             rows += mine
