@@ -153,10 +153,7 @@ class Relay:
         """A callback's arguments as the worker's objects: the helper call's own arguments where
         the grader names them, and a stable stand-in object for each of the grader's objects."""
         if isinstance(value, ArgRef):
-            found: Any = {"args": arguments[0], "kwargs": arguments[1]}
-            for key in value.path:
-                found = found[key]
-            return found
+            return _argument(value.path, *arguments)
         if isinstance(value, ObjectState):
             shown = self.objects.get(value.id)
             if shown is None:
@@ -233,9 +230,11 @@ def _instance(cls_name: str, resolve: Callable[[str], Any]) -> Any:
 
 
 def _argument(place: Any, args: tuple, kwargs: dict) -> Any:
-    """The call's own argument at ``place`` (["args", i] or ["kwargs", name])."""
-    where, key = place
-    return args[key] if where == "args" else kwargs[key]
+    """The call's own argument, or a part of one, at ``place`` (["args", i, ...] or ["kwargs", name, ...])."""
+    found: Any = {"args": args, "kwargs": kwargs}
+    for key in place:
+        found = found[key]
+    return found
 
 
 def generators_in(value: Any, depth: int = 0) -> list[np.random.Generator]:
