@@ -11,11 +11,18 @@ once when it builds the image, and runs ``run_autograder`` for every submission.
 
 So the unpacked ``source/`` has the repository's layout and ``load_assignment`` finds everything where
 it always does. The zip is the same, byte for byte, when nothing in it changed.
+
+The zip holds the reference and the hidden tests, so it is readable by its owner only (0600). It is
+written into a private temporary file beside ``out`` and renamed onto it: a file planted at ``out``
+is replaced, never written through, and a symbolic link there is refused.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import stat
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -26,6 +33,7 @@ _SCRIPTS = ("setup.sh", "run_autograder")
 _TEMPLATES = "gradescope_files"
 _SKIPPED = {"__pycache__", ".pytest_cache"}
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip timestamps, so that the same input gives the same zip
+_ELSEWHERE = "choose another --out, e.g. in a folder made by mktemp -d"
 
 
 class BuildError(Exception):
@@ -84,18 +92,67 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
     archive.writestr(info, data)
 
 
+def _check_destination(out: Path) -> None:
+    """Refuse an ``out`` that is a link (it could lead to any file) or not a regular file."""
+    try:
+        mode = os.lstat(out).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there; a missing folder is made later
+        return
+    if stat.S_ISLNK(mode):
+        raise BuildError(f"{out} is a symbolic link; remove it or {_ELSEWHERE}")
+    if not stat.S_ISREG(mode):
+        raise BuildError(f"{out} exists and is not a regular file; remove it or {_ELSEWHERE}")
+
+
+def _private_file_beside(out: Path) -> tuple[int, Path]:
+    """A new file in ``out``'s folder that only its owner can read (mkstemp makes it 0600), so that
+    no one can open the zip while it is written, and the final rename stays in one file system."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    except OSError as exc:
+        raise BuildError(f"cannot write in {out.parent}: {exc.strerror}; {_ELSEWHERE}") from None
+    return handle, Path(name)
+
+
+def _owner(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_uid
+    except FileNotFoundError:
+        return None
+
+
+def _replace(temporary: Path, out: Path) -> None:
+    """Rename the finished zip onto ``out``: a link planted there since the check is replaced itself,
+    never what it points to."""
+    try:
+        os.replace(temporary, out)
+    except OSError as exc:
+        # In a sticky folder such as /tmp only the owner may replace a file: another user's file
+        # at a fixed name there may have been planted to be written through.
+        if isinstance(exc, PermissionError) and _owner(out) not in (None, os.geteuid()):
+            raise BuildError(f"{out} is owned by someone else; {_ELSEWHERE}") from None
+        raise BuildError(f"cannot replace {out}: {exc.strerror}; {_ELSEWHERE}") from None
+
+
 def build(assignment: Assignment, out: Path) -> list[str]:
-    """Write the Gradescope zip of ``assignment`` to ``out``; returns the names it holds."""
+    """Write the Gradescope zip of ``assignment`` to ``out`` (mode 0600); returns the names it holds."""
+    out = Path(out)
+    _check_destination(out)
     generated = {"requirements.txt": requirements().encode()}
     for script in _SCRIPTS:
         text = (PACKAGE_ROOT / _TEMPLATES / script).read_text()
         generated[script] = text.replace("@ASSIGNMENT@", assignment.name).encode()
     files = contents(assignment)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, data in generated.items():
-            _add(archive, name, data, executable=name in _SCRIPTS)
-        for name, path in files.items():
-            _add(archive, name, path.read_bytes())
+    handle, temporary = _private_file_beside(out)
+    try:
+        with os.fdopen(handle, "wb") as stream, zipfile.ZipFile(stream, "w") as archive:
+            for name, data in generated.items():
+                _add(archive, name, data, executable=name in _SCRIPTS)
+            for name, path in files.items():
+                _add(archive, name, path.read_bytes())
+        _replace(temporary, out)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     return list(generated) + list(files)

@@ -9,6 +9,7 @@ from pathlib import Path
 from autograder.build import BuildError
 from autograder.config import Assignment, ConfigError, available_assignments, load_assignment
 from autograder.release import ReleaseError
+from autograder.results import UnsafeDestination
 
 EPILOG = """examples:
   python -m autograder grade word2vec solutions/word2vec          # the reference: full marks
@@ -18,8 +19,8 @@ EPILOG = """examples:
   python -m autograder check word2vec assignment/word2vec                # the public tests, as students run them
   python -m autograder check-written parser handouts/parser.ipynb
   python -m autograder export-written parser path/to/export --out written-parser   # pages to grade by hand
-  python -m autograder build word2vec --out word2vec-autograder.zip   # upload to Gradescope
-  AUTOGRADER_ROOT=/tmp/gs python -m autograder gradescope word2vec     # what run_autograder does
+  python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"   # upload to Gradescope
+  AUTOGRADER_ROOT="$ROOT" python -m autograder gradescope word2vec     # what run_autograder does
 """
 
 
@@ -188,8 +189,8 @@ def _build(args: argparse.Namespace) -> int:
     from autograder.build import build
 
     names = build(load_assignment(args.assignment), Path(args.out))
-    print(f"wrote {args.out} ({len(names)} files); test it before uploading: README.md, "
-          "'Test the Gradescope zip locally'")
+    print(f"wrote {args.out} ({len(names)} files, readable by you only); test it before uploading: "
+          "README.md, 'Upload to Gradescope (test the zip locally first)'")
     return 0
 
 
@@ -375,11 +376,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write the zip to upload as a Gradescope autograder: setup.sh and run_autograder at\n"
                     "its top, the framework with only this assignment's config, tests and fixtures, its\n"
                     "reference solution, the starter's given files and the pinned requirements.\n"
-                    "setup.sh installs into a venv and creates the user the students' code runs as.",
+                    "setup.sh installs into a venv and creates the user the students' code runs as.\n"
+                    "The zip is readable by you only (0600): it holds the reference and the hidden tests,\n"
+                    "so keep it where students' code graded on this machine cannot reach it either.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  python -m autograder build word2vec --out word2vec-autograder.zip")
+        epilog='example:\n  python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"')
     build.add_argument("assignment", help=f"assignment name ({names})")
-    build.add_argument("--out", required=True, metavar="ZIP", help="the zip to write (replaced if present)")
+    build.add_argument("--out", required=True, metavar="ZIP",
+                       help="the zip to write; a file there is replaced, a symbolic link refused")
     build.set_defaults(run=_build)
 
     gradescope = commands.add_parser(
@@ -402,6 +406,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (BuildError, ConfigError, ReleaseError) as exc:
+    except (BuildError, ConfigError, ReleaseError, UnsafeDestination) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
