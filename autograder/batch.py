@@ -249,9 +249,16 @@ class _Batch:
             self.console.print(f"[red]{entry.name} could not be graded[/red]: {escape(last_line)} "
                                f"(traceback in {self.out / ERRORS_LOG})", highlight=False)
 
-    def grade(self, todo: list[_Job], jobs: int) -> None:
+    def grade(self, todo: list[_Job], jobs: int, without_isolation: bool = False) -> None:
         # Probed once, not for every submission; the staff should know what is off.
         isolation = detect_isolation()
+        if not isolation.namespaces and not without_isolation:
+            why = dict(isolation.off).get("namespaces", "")
+            raise ConfigError(
+                f"the students' code cannot be isolated on this machine ({why}), so each submission "
+                "could read what this user may read, and signal the others; grade the class on "
+                "Gradescope, as root on a machine that allows namespaces, or in a throwaway VM, or "
+                "accept the risk with --without-isolation")
         for line in isolation.report(self.assignment.config.limits):
             if line.startswith("off:"):
                 self.console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
@@ -335,11 +342,12 @@ class _Batch:
 
 
 def run_batch(assignment: Assignment, export_dir: Path, out: Path, *, jobs: int = 1, force: bool = False,
-              console: Console | None = None) -> BatchOutcome:
+              console: Console | None = None, without_isolation: bool = False) -> BatchOutcome:
     """Grade every submission of the export that needs it, then write the gradebook to ``out``.
 
     Raises ExportError for a folder that is not an export and ConfigError for an ``out`` folder
-    that belongs to another assignment; KeyboardInterrupt leaves every finished result in place.
+    that belongs to another assignment, or for a machine where workers get no namespaces unless
+    ``without_isolation``; KeyboardInterrupt leaves every finished result in place.
     """
     if jobs < 1:
         raise ConfigError(f"--jobs must be at least 1, got {jobs}")
@@ -350,6 +358,6 @@ def run_batch(assignment: Assignment, export_dir: Path, out: Path, *, jobs: int 
         console.print(f"{len(batch.outcome.skipped)} submissions are unchanged since they were graded "
                       f"(same files, same grader): skipped{'' if todo else ', nothing to grade'}")
     if todo:
-        batch.grade(todo, jobs)
+        batch.grade(todo, jobs, without_isolation)
     batch.write_gradebook()
     return batch.outcome

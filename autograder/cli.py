@@ -51,7 +51,8 @@ def _grade_batch(args: argparse.Namespace) -> int:
 
     assignment = load_assignment(args.assignment)
     try:
-        outcome = run_batch(assignment, Path(args.export), Path(args.out), jobs=args.jobs, force=args.force)
+        outcome = run_batch(assignment, Path(args.export), Path(args.out), jobs=args.jobs, force=args.force,
+                            without_isolation=args.without_isolation)
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -249,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="submissions graded at the same time (default 1; at most the number of cores)")
     batch.add_argument("--force", action="store_true",
                        help="regrade every submission, even those graded before from the same files")
+    batch.add_argument("--without-isolation", action="store_true",
+                       help="grade even where the students' code cannot get namespaces of its own (it could "
+                            "then read this user's files and reach the other submissions' processes)")
     batch.set_defaults(run=_grade_batch)
 
     release = commands.add_parser(

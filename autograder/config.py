@@ -47,6 +47,8 @@ class Limits(_Strict):
     open_files: int = Field(256, ge=16)
     reply_mb: int = Field(64, ge=1, description="largest reply (return values) accepted from it")
     output_kb: int = Field(8, ge=1, description="printed output kept per call in the feedback")
+    tmp_mb: int = Field(64, ge=1, description="size of each of the worker's private /tmp, /var/tmp and "
+                                              "/dev/shm (memory; only where the worker has a view of its own)")
     import_time_limit: float = Field(
         10.0, gt=0, le=120, description="seconds to import all submitted modules once, before the "
                                         "questions (a module that hangs fails its questions at once)")

@@ -2,9 +2,14 @@
 
 The grader asks for every protection this machine allows (SECURITY.md says why each one exists):
 
+- namespaces: each worker gets a pid namespace, a file system view of its own that shows only its
+  scratch folder, the Python runtime and fresh temporary folders, and a network namespace with no
+  interfaces (:mod:`autograder.worker.namespaces`); as root directly, as an ordinary user through a
+  user namespace;
 - when it runs as root, the worker switches to the unprivileged user :data:`WORKER_USER` (created by
-  the Gradescope ``setup.sh``) inside a new network namespace with no interfaces;
-- always, a seccomp filter makes ``socket()`` for internet and raw sockets fail.
+  the Gradescope ``setup.sh``);
+- always, a seccomp filter lets ``socket()`` make Unix sockets only and refuses ptrace, mounts and
+  new namespaces.
 
 Whether the machine allows them is found out, not assumed: a probe process runs the very steps the
 worker will run (:mod:`autograder.worker.confine`) and reports which failed. Those are off, with the
@@ -20,11 +25,11 @@ import os
 import pwd
 import subprocess
 import sys
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
 
 from autograder.config import PACKAGE_ROOT, Limits
 from autograder.worker import supervisor
-from autograder.worker.seccomp import BLOCKED_FAMILIES
 
 WORKER_USER = "ag-worker"
 CREATE_USER = f"useradd --system --user-group --no-create-home --shell /usr/sbin/nologin {WORKER_USER}"
@@ -45,22 +50,37 @@ class Isolation:
     user: WorkerUser | None = None
     network_namespace: bool = False
     seccomp: bool = False
+    namespaces: bool = False  # a pid namespace and a file system view of its own per worker
+    user_namespace: bool = False  # entered through a user namespace (the grader is not root)
     off: tuple[tuple[str, str], ...] = ()  # (protection, why it is off)
 
     def plan(self) -> dict:
-        """The confinement steps, as :class:`autograder.worker.confine.Plan` reads them."""
+        """The confinement steps, as :class:`autograder.worker.confine.Plan` reads them (the view,
+        which names each worker's folders, is added per worker)."""
         return {"uid": self.user.uid if self.user else None, "gid": self.user.gid if self.user else None,
-                "network_namespace": self.network_namespace, "seccomp": self.seccomp}
+                "network_namespace": self.network_namespace, "seccomp": self.seccomp,
+                "namespaces": self.namespaces, "user_namespace": self.user_namespace}
+
+    @property
+    def confined(self) -> bool:
+        """Whether student code is kept from the grader's files and from other gradings: true with
+        namespaces (a view of its own), or as root with the separate user (file permissions)."""
+        return self.namespaces or self.user is not None
 
     def report(self, limits: Limits) -> list[str]:
         """One line per protection, on or off, for the staff (never for the student)."""
         on = []
+        if self.namespaces:
+            how = "a user namespace (not root)" if self.user_namespace else "root"
+            on.append(f"namespaces, through {how}: each worker sees only its own processes, its scratch "
+                      "folder, the Python runtime read-only and a fresh /tmp and /dev/shm; no home "
+                      "folder, checkout, reference, hidden tests or other grading")
         if self.user:
             on.append(f"student code runs as the user {self.user.name} (uid {self.user.uid}), not as root")
         if self.network_namespace:
             on.append("network: each worker has a network namespace of its own, without interfaces")
         if self.seccomp:
-            on.append(f"network: a seccomp filter refuses {', '.join(BLOCKED_FAMILIES)} sockets")
+            on.append("seccomp: sockets of the Unix family only; no ptrace, mounts or new namespaces")
         on.append(f"limits: a time limit per question, {limits.memory_mb} MB of memory, files up to "
                   f"{limits.file_size_mb} MB, {limits.open_files} open files, replies up to "
                   f"{limits.reply_mb} MB, printed output kept up to {limits.output_kb} KB per call")
@@ -73,19 +93,37 @@ class Isolation:
 
 def _probe(python: str, plan: dict) -> dict[str, str]:
     """Runs the confinement ``plan`` in a throwaway process: ``{step: why it failed}``."""
-    config = {"mode": "probe", "trusted_paths": [str(PACKAGE_ROOT.parent)], "plan": plan}
+    with tempfile.TemporaryDirectory(prefix="ag-probe-") as folder:
+        scratch, root = os.path.join(folder, "scratch"), os.path.join(folder, "root")
+        os.mkdir(scratch)
+        os.mkdir(root)
+        if plan.get("uid") is not None:
+            os.chown(scratch, plan["uid"], plan["gid"])
+        if plan.get("namespaces"):
+            plan = {**plan, "view": {"root": root, "scratch": scratch, "tmp_mb": 1}}
+        config = {"mode": "probe", "trusted_paths": [str(PACKAGE_ROOT.parent)], "plan": plan}
+        try:
+            run = subprocess.run(supervisor.command(python, config), cwd=scratch, capture_output=True,
+                                 text=True, timeout=60,
+                                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+                                      "PYTHONDONTWRITEBYTECODE": "1"})
+            failed = json.loads(run.stdout.strip().splitlines()[-1])
+            if not isinstance(failed, dict):
+                raise ValueError("not a JSON object")
+            return {str(k): str(v) for k, v in failed.items()}
+        except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+            reason = f"the probe process failed ({type(exc).__name__}: {exc})"
+            return {step: reason for step in ("namespaces", "user", "network_namespace", "seccomp")}
+
+
+def _worker_user(user_name: str, off: list[tuple[str, str]]) -> WorkerUser | None:
     try:
-        run = subprocess.run(supervisor.command(python, config), cwd="/", capture_output=True,
-                             text=True, timeout=60,
-                             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-                                  "PYTHONDONTWRITEBYTECODE": "1"})
-        failed = json.loads(run.stdout.strip().splitlines()[-1])
-        if not isinstance(failed, dict):
-            raise ValueError("not a JSON object")
-        return {str(k): str(v) for k, v in failed.items()}
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
-        reason = f"the probe process failed ({type(exc).__name__}: {exc})"
-        return {step: reason for step in ("user", "network_namespace", "seccomp")}
+        entry = pwd.getpwnam(user_name)
+    except KeyError:
+        off.append(("separate user", f"the user {user_name} does not exist; create it with: "
+                                     f"{CREATE_USER.replace(WORKER_USER, user_name)}"))
+        return None
+    return WorkerUser(user_name, entry.pw_uid, entry.pw_gid)
 
 
 def detect_isolation(python: str | None = None, user_name: str = WORKER_USER) -> Isolation:
@@ -93,29 +131,30 @@ def detect_isolation(python: str | None = None, user_name: str = WORKER_USER) ->
     python = python or sys.executable
     off: list[tuple[str, str]] = []
     root = os.geteuid() == 0
-    user = None
+    user = _worker_user(user_name, off) if root else None
     if not root:
         off.append(("separate user", f"not running as root, so the student's code runs as "
-                                     f"{getpass.getuser()} and can read what that user can"))
-        off.append(("network namespace", "needs root"))
-    else:
-        try:
-            entry = pwd.getpwnam(user_name)
-            user = WorkerUser(user_name, entry.pw_uid, entry.pw_gid)
-        except KeyError:
-            off.append(("separate user", f"the user {user_name} does not exist; create it with: "
-                                         f"{CREATE_USER.replace(WORKER_USER, user_name)}"))
-    wanted = Isolation(python=python, user=user, network_namespace=root, seccomp=True)
+                                     f"{getpass.getuser()} (confined by the namespaces, where they are on)"))
+    wanted = Isolation(python=python, user=user, network_namespace=True, seccomp=True, namespaces=True,
+                       user_namespace=not root)
     failed = _probe(python, wanted.plan())
+    namespaces = "namespaces" not in failed and "view" not in failed
+    if not namespaces:
+        why = failed.get("namespaces") or failed.get("view", "")
+        off.append(("namespaces", f"{why}; the student's code can see every file its user may read"
+                                  + ("" if root else ", which is everything this user may read")))
+        failed = _probe(python, replace(wanted, namespaces=False, user_namespace=False,
+                                        network_namespace=root).plan())
     if user and "user" in failed:
         off.append(("separate user", f"switching to {user_name} failed: {failed['user']}"))
         user = None
-    if root and "network_namespace" in failed:
-        off.append(("network namespace", failed["network_namespace"]))
+    network = (namespaces or root) and "network_namespace" not in failed
+    if not network:
+        off.append(("network namespace", failed.get("network_namespace", "needs root or a user namespace")))
     if "seccomp" in failed:
-        off.append(("seccomp network filter", failed["seccomp"]))
+        off.append(("seccomp filter", failed["seccomp"]))
     if root and user is None:
         off.append(("process limit", "root is exempt from RLIMIT_NPROC, so only the time limit "
                                      "stops a fork bomb"))
-    return Isolation(python=python, user=user, network_namespace=root and "network_namespace" not in failed,
-                     seccomp="seccomp" not in failed, off=tuple(off))
+    return Isolation(python=python, user=user, network_namespace=network, seccomp="seccomp" not in failed,
+                     namespaces=namespaces, user_namespace=namespaces and not root, off=tuple(off))

@@ -106,13 +106,16 @@ class WorkerSpec:
     blocked_modules: dict[str, str] = field(default_factory=dict)
 
 
-def _plan(spec: WorkerSpec, seconds: float) -> dict:
+def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> dict:
     mb = 1024 * 1024
     limits = {"memory_bytes": spec.limits.memory_mb * mb, "file_size_bytes": spec.limits.file_size_mb * mb,
               "open_files": spec.limits.open_files, "processes": spec.limits.processes,
               # a backstop; the wall-clock deadline normally acts first
               "cpu_seconds": max(1, int(seconds) + 2)}
-    return {"limits": limits, **spec.isolation.plan()}
+    plan = {"limits": limits, **spec.isolation.plan()}
+    if spec.isolation.namespaces:
+        plan["view"] = {"root": view_root, "scratch": scratch, "tmp_mb": spec.limits.tmp_mb}
+    return plan
 
 
 def _give_to(user: WorkerUser, folder: str) -> None:
@@ -212,7 +215,10 @@ class _Process:
         self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         request_r, self.request_w = _pipe()
         self.reply_r, reply_w = _pipe()
-        config = {"plan": _plan(spec, deadline - time.monotonic()), "blocked": spec.blocked_modules}
+        view_root = os.path.join(self.private, "view")  # where the worker's view is built, out of its reach
+        os.mkdir(view_root, 0o700)
+        config = {"plan": _plan(spec, deadline - time.monotonic(), self.scratch, view_root),
+                  "blocked": spec.blocked_modules}
         try:
             self.pid = self.forkserver.start(config, self.scratch, (request_r, reply_w, self.output_fd),
                                              deadline)

@@ -22,6 +22,7 @@ from autograder import batch
 from autograder.batch import run_batch
 from autograder.config import ConfigError, load_assignment
 from autograder.export import ExportError, load_export
+from autograder.isolation import Isolation
 from autograder.results import read_results
 from tests.conftest import PYTHON, question_scores
 from tests.fixtures.export import write_export
@@ -208,6 +209,17 @@ def test_an_out_folder_of_another_assignment_is_refused(word2vec, tmp_path):
     (tmp_path / "out" / "batch_state.json").write_text('{"assignment": "parser", "submissions": {}}')
     with pytest.raises(ConfigError, match="holds results of assignment 'parser'"):
         run_batch(word2vec, tmp_path / "export", tmp_path / "out")
+
+
+def test_a_machine_without_namespaces_needs_the_explicit_flag(word2vec, tmp_path, monkeypatch):
+    unconfined = Isolation(off=(("namespaces", "unshare(CLONE_NEWUSER | CLONE_NEWPID): Operation not permitted"),))
+    monkeypatch.setattr(batch, "detect_isolation", lambda: unconfined)
+    write_export(tmp_path / "export", word2vec, ["reference"])
+    with pytest.raises(ConfigError, match=r"cannot be isolated on this machine \(unshare.*--without-isolation"):
+        run_batch(word2vec, tmp_path / "export", tmp_path / "out")
+    assert not (tmp_path / "out" / "submissions").exists()  # nothing was graded
+    outcome = run_batch(word2vec, tmp_path / "export", tmp_path / "out", without_isolation=True)
+    assert len(outcome.graded) == 1
 
 
 # ----------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ real run_autograder of the built zip.
 
 from __future__ import annotations
 
-import os
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -23,7 +23,8 @@ from autograder.isolation import detect_isolation
 from autograder.results import GradescopeResults
 from autograder.submission import locate
 from tests.conftest import Grader, assert_questions_complete, lost_points
-from tests.fixtures.hostile import ATTACKS, CANARY, DROP, FORGED_RESULTS, FORK_BOMB, NETWORK, THEFT
+from tests.fixtures.hostile import (ATTACKS, CANARY, FORGED_RESULTS, FORK_BOMB, SMUGGLE, THEFT, ProcessWatch,
+                                    network)
 
 
 def _quick(config: AssignmentConfig) -> AssignmentConfig:
@@ -42,15 +43,6 @@ def hostile_grader(gradescope) -> Grader:
     return Grader(assignment, detect_isolation(gradescope.python))
 
 
-@pytest.fixture
-def drop() -> Path:
-    """Where attacks leave their evidence: a folder every user may write."""
-    DROP.mkdir()
-    os.chmod(DROP, 0o777)
-    yield DROP
-    shutil.rmtree(DROP)
-
-
 def _time_limits(config: AssignmentConfig) -> float:
     return sum(q.time_limit for q in config.questions) + config.limits.import_time_limit
 
@@ -63,13 +55,10 @@ def _check_contained(results: GradescopeResults, config: AssignmentConfig, quest
     assert results.execution_time <= _time_limits(config)
 
 
-def _alive(pids: list[int]) -> list[int]:
-    return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
-
-
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
-def test_attack_is_contained(attack, hostile_grader, repo, tmp_path, drop):
-    results = hostile_grader(attack.apply(repo / "solutions" / "word2vec", tmp_path / "submission"))
+def test_attack_is_contained(attack, hostile_grader, repo, tmp_path):
+    with ProcessWatch() as watch:
+        results = hostile_grader(attack.apply(repo / "solutions" / "word2vec", tmp_path / "submission"))
     config = hostile_grader.assignment.config
     _check_contained(results, config, attack.questions)
     if attack.name == "infinite loop at import":
@@ -78,10 +67,18 @@ def test_attack_is_contained(attack, hostile_grader, repo, tmp_path, drop):
         assert all("output truncated" in t.output for t in results.tests if t.number.startswith("3."))
         assert len(results.model_dump_json()) < 1_000_000
     if attack is FORK_BOMB:
-        forked = [int(p.name.split("-")[1]) for p in drop.glob("forked-*")]
-        assert forked and _alive(forked) == []
+        assert watch.seen and watch.alive() == set()
     if attack.name == "deletes the files in its working folder":
         assert (hostile_grader.assignment.solution_dir / "sgd.py").is_file()
+
+
+def test_files_left_in_tmp_never_reach_another_question(hostile_grader, repo, tmp_path):
+    results = hostile_grader(SMUGGLE.apply(repo / "solutions" / "word2vec", tmp_path / "submission"))
+    printed = "\n".join(test.output for test in results.tests)
+    assert results.score == 40
+    assert printed.count("planted in /tmp") >= 4  # 2a-2d and 3 each import word2vec.py in a worker
+    assert "planted in /dev/shm" in printed
+    assert "smuggled in" not in printed
 
 
 def _plant_canaries(source: Path) -> list[Path]:
@@ -95,45 +92,44 @@ def _plant_canaries(source: Path) -> list[Path]:
     return secrets
 
 
-def test_theft_of_solutions_hidden_tests_and_names_fails(gradescope, repo, tmp_path, drop):
+def test_theft_of_solutions_hidden_tests_and_names_fails(gradescope, repo, tmp_path):
     gradescope.install("word2vec")
     _plant_canaries(gradescope.layout.source)
     metadata = {"users": [{"email": f"{CANARY}@example.edu", "name": CANARY}]}
     results, _ = gradescope.grade("word2vec", THEFT.apply(repo / "solutions" / "word2vec", tmp_path / "s"),
                                   metadata=metadata)
     _check_contained(results, load_assignment("word2vec").config, THEFT.questions)
-    assert CANARY not in gradescope.layout.results.read_text()
-    stolen = (drop / "stolen.txt").read_text()
+    stolen = gradescope.layout.results.read_text()
     assert CANARY not in stolen
-    # it did find the layout, and was refused there
-    assert f"{gradescope.root}/source/solutions/word2vec/sgd.py: PermissionError" in stolen
-    assert f"{gradescope.root}/submission_metadata.json: PermissionError" in stolen
+    # it looked where Gradescope keeps them, and found nothing there (a view of its own), or was
+    # refused (file permissions only)
+    assert re.search(r"/autograder/source/solutions/word2vec/sgd.py: (FileNotFound|Permission)Error", stolen)
+    assert re.search(r"/autograder/submission_metadata.json: (FileNotFound|Permission)Error", stolen)
 
 
-def test_forged_results_do_not_survive(gradescope, repo, tmp_path, drop):
-    results, _ = gradescope.grade("word2vec", FORGED_RESULTS.apply(repo / "solutions" / "word2vec",
-                                                                   tmp_path / "s"))
+def test_forged_results_do_not_survive(gradescope, repo, tmp_path):
+    with ProcessWatch() as watch:
+        results, _ = gradescope.grade("word2vec", FORGED_RESULTS.apply(repo / "solutions" / "word2vec",
+                                                                       tmp_path / "s"))
     _check_contained(results, load_assignment("word2vec").config, FORGED_RESULTS.questions)
     assert "forged" not in {t.name for t in results.tests}
     # only its own scratch folder took the forged file; the processes left to retry are gone
-    assert set((drop / "forged.txt").read_text().splitlines()) == {"written: ['results.json']"}
-    late = [int(p.name.rsplit("-", 1)[1]) for p in drop.glob("late-writer-*")]
-    assert late and _alive(late) == []
-    assert not (drop / "late-write-succeeded").exists()
+    printed = {line for test in results.tests for line in test.output.splitlines() if line.startswith("written")}
+    assert printed == {"written: ['results.json']"}
+    assert watch.seen and watch.alive() == set()
 
 
-def test_network_is_unreachable(gradescope, repo, tmp_path, drop):
+def test_network_is_unreachable(gradescope, repo, tmp_path):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
         server.setblocking(False)
-        (drop / "port").write_text(str(server.getsockname()[1]))
-        results, _ = gradescope.grade("word2vec", NETWORK.apply(repo / "solutions" / "word2vec",
-                                                                tmp_path / "s"))
+        attack = network(server.getsockname()[1])
+        results, _ = gradescope.grade("word2vec", attack.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
         with pytest.raises(BlockingIOError):
             server.accept()  # nobody connected
-    _check_contained(results, load_assignment("word2vec").config, NETWORK.questions)
-    tried = (drop / "network.txt").read_text().splitlines()
+    _check_contained(results, load_assignment("word2vec").config, attack.questions)
+    tried = {line for test in results.tests for line in test.output.splitlines()}
     assert "AF_INET: PermissionError" in tried and "AF_INET6: PermissionError" in tried
     assert "dns: resolved" not in tried
 

@@ -3,6 +3,7 @@ namespace, the unprivileged user with its process limit, and what a grader that 
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -11,7 +12,9 @@ import struct
 import subprocess
 import tempfile
 import textwrap
+import threading
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -105,26 +108,58 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists()
 
 
-def test_seccomp_filter_refuses_internet_sockets_only():
+def _in_filtered_child(attempts: dict[str, Callable[[], object]]) -> dict[str, str]:
+    """Install the filter in a throwaway process (it cannot be removed) and try each of ``attempts``:
+    ``{name: "ok" or the exception's type}``."""
+    read_end, write_end = os.pipe()
     child = os.fork()
-    if child == 0:  # the filter cannot be removed: install it in a throwaway process
-        outcome = []
+    if child == 0:
+        outcome = {}
         try:
             seccomp.install()
-            for family in (socket.AF_INET, socket.AF_INET6):
+            for name, attempt in attempts.items():
                 try:
-                    socket.socket(family, socket.SOCK_STREAM).close()
-                    outcome.append("opened")
-                except PermissionError:
-                    outcome.append("refused")
-            left, right = socket.socketpair()  # Unix sockets still work
-            left.close()
-            right.close()
-            outcome.append("unix")
+                    attempt()
+                    outcome[name] = "ok"
+                except OSError as error:
+                    outcome[name] = type(error).__name__
         finally:
-            os._exit(0 if outcome == ["refused", "refused", "unix"] else 1)
-    _, status = os.waitpid(child, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+            os.write(write_end, json.dumps(outcome).encode())
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as stream:
+        outcome = json.loads(stream.read())
+    os.waitpid(child, 0)
+    return outcome
+
+
+def _socket(family: int, kind: int = socket.SOCK_STREAM, protocol: int = 0) -> Callable[[], None]:
+    return lambda: socket.socket(family, kind, protocol).close()
+
+
+def _libc_call(name: str, *args: int) -> Callable[[], None]:
+    def call() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if getattr(libc, name)(*args) != 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return call
+
+
+def test_seccomp_filter_allows_unix_sockets_only_and_no_ptrace_mounts_or_namespaces():
+    outcome = _in_filtered_child({
+        "inet": _socket(socket.AF_INET), "inet6": _socket(socket.AF_INET6),
+        "packet": _socket(17, socket.SOCK_RAW), "netlink": _socket(16, socket.SOCK_RAW),
+        "vsock": _socket(40), "unix": _socket(socket.AF_UNIX),
+        "socketpair": lambda: [end.close() for end in socket.socketpair()],
+        "ptrace": _libc_call("ptrace", 16, os.getppid(), 0, 0),  # PTRACE_ATTACH to the test process
+        "unshare": _libc_call("unshare", 0x10000000),  # CLONE_NEWUSER
+        "dumpable": _libc_call("prctl", 4, 1, 0, 0, 0),  # PR_SET_DUMPABLE
+        "fork": lambda: os.waitpid(os.fork() or os._exit(0), 0),  # plain processes still start
+        "thread": lambda: (thread := threading.Thread(target=print)).start() or thread.join(),
+    })
+    refused = {name for name, result in outcome.items() if result == "PermissionError"}
+    assert refused == {"inet", "inet6", "packet", "netlink", "vsock", "ptrace", "unshare", "dumpable"}, outcome
+    assert {outcome[name] for name in ("unix", "socketpair", "fork", "thread")} == {"ok"}
 
 
 def _verdict(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int) -> int:
@@ -136,8 +171,8 @@ def _verdict(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0:
         if code == 0x20:  # load the 32-bit word at offset k
             accumulator = struct.unpack_from("<I", data, k)[0]
             pc += 1
-        elif code in (0x15, 0x35):  # jump if equal, jump if greater or equal
-            taken = accumulator == k if code == 0x15 else accumulator >= k
+        elif code in (0x15, 0x35, 0x45):  # jump if equal, if greater or equal, if any bit of k is set
+            taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: bool(accumulator & k)}[code]
             pc += 1 + (jump_true if taken else jump_false)
         else:
             assert code == 0x06, code  # return k
@@ -148,13 +183,22 @@ def _verdict(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0:
 def test_seccomp_program_for_each_architecture(machine):
     """The filter as the kernel would run it, also for the architecture this machine is not."""
     arch = seccomp._ARCHES[machine]
-    program = seccomp.no_network_program(arch)
-    allow, refuse, kill = 0x7FFF0000, 0x00050001, 0x80000000  # ERRNO | EPERM
-    for family in (socket.AF_INET, socket.AF_INET6, 17):  # 17: AF_PACKET
+    program = seccomp.worker_program(arch)
+    allow, refuse, enosys, kill = 0x7FFF0000, 0x00050001, 0x00050026, 0x80000000  # ERRNO | EPERM, ENOSYS
+    for family in (socket.AF_INET, socket.AF_INET6, 16, 17, 40):  # netlink, packet, vsock
         assert _verdict(program, arch.audit_arch, arch.nr_socket, family) == refuse
+        assert _verdict(program, arch.audit_arch, arch.nr_socketpair, family) == refuse
     assert _verdict(program, arch.audit_arch, arch.nr_socket, socket.AF_UNIX) == allow
+    assert _verdict(program, arch.audit_arch, arch.nr_socketpair, socket.AF_UNIX) == allow
     assert _verdict(program, arch.audit_arch, 0, socket.AF_INET) == allow  # another call, same argument
-    assert _verdict(program, arch.audit_arch, arch.nr_io_uring_setup, 0) == refuse
+    for nr in arch.refused:
+        assert _verdict(program, arch.audit_arch, nr, 0) == refuse
+    assert _verdict(program, arch.audit_arch, 425, 0) == refuse  # io_uring_setup
+    assert _verdict(program, arch.audit_arch, 435, 0) == enosys  # clone3: the C library falls back to clone
+    assert _verdict(program, arch.audit_arch, arch.nr_clone, 0x01200011) == allow  # fork's flags
+    assert _verdict(program, arch.audit_arch, arch.nr_clone, 0x00010000 | 0x20000000) == refuse  # + NEWPID
+    assert _verdict(program, arch.audit_arch, arch.nr_prctl, 4) == refuse  # PR_SET_DUMPABLE
+    assert _verdict(program, arch.audit_arch, arch.nr_prctl, 15) == allow  # PR_SET_NAME
     assert _verdict(program, 0x40000003, arch.nr_socket, socket.AF_INET) == kill  # a 32-bit x86 call
     assert _verdict(program, arch.audit_arch, 0x40000000 | arch.nr_socket, socket.AF_INET) == kill  # x32
 
@@ -202,7 +246,9 @@ def test_worker_runs_as_the_unprivileged_user_within_its_process_limit(files, gr
     with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 20, "1") as worker:
         user = isolation.user
         assert worker.call("mod.who").value == (user.uid, user.gid, user.uid)  # it owns its scratch folder
-        assert worker.call("mod.read", str(secret)).value == "PermissionError"
+        # with namespaces the grader's files are not even there; without, its permissions refuse them
+        hidden = "FileNotFoundError" if isolation.namespaces else "PermissionError"
+        assert worker.call("mod.read", str(secret)).value == hidden
         started = worker.call("mod.fork_all_you_can").value
     assert 0 < started <= LIMITS.processes
 
@@ -227,7 +273,8 @@ def test_not_root_grades_with_what_it_can_and_says_what_is_off(gradescope, worke
         assert run.returncode == 0, run.stdout + run.stderr
         assert "off: private files: not running as root" in run.stdout
         assert "off: separate user: not running as root" in run.stdout
-        assert "on:  network: a seccomp filter refuses" in run.stdout
+        assert "on:  namespaces, through a user namespace (not root)" in run.stdout
+        assert "on:  seccomp: sockets of the Unix family only" in run.stdout
         assert "on:  limits: at most 16 more processes" in run.stdout
         written = (root / "results" / "results.json").read_text()
         results = GradescopeResults.model_validate(json.loads(written))

@@ -1,10 +1,16 @@
 """Confines the worker process before any student code runs in it.
 
-In order: resource limits; a new, empty network namespace (root only); the unprivileged user
-(root only); then no_new_privs and the seccomp filter. The grader decides what to ask for (see
-:mod:`autograder.isolation`, which first tries the same steps in a probe process), so in a worker
-every step that was asked for must succeed: :func:`apply` returns what failed and the worker refuses
-to run student code if anything did.
+In order: a pid namespace (:func:`enter_pid_namespace`, in the supervisor, so that its next child is
+the namespace's first process), inside a user namespace when the grader is not root; then, in that
+first process, resource limits, a network namespace without interfaces and the worker's own file
+system view (:func:`outside`, :mod:`autograder.worker.namespaces`); then, in the process that runs
+the student's code, the unprivileged user (root) or no capabilities (user namespace), no core dumps
+or ptrace by the same user, no_new_privs and the seccomp filter (:func:`inside`). Without namespaces
+the same steps but the view run in one process.
+
+The grader decides what to ask for (see :mod:`autograder.isolation`, which first tries the same
+steps in a probe process), so in a worker every step that was asked for must succeed: each function
+returns what failed and the worker refuses to run student code if anything did.
 """
 
 from __future__ import annotations
@@ -13,11 +19,14 @@ import ctypes
 import os
 import resource
 from dataclasses import dataclass
+from typing import Callable
 
-from autograder.worker import seccomp
+from autograder.worker import namespaces, seccomp
+from autograder.worker.namespaces import View
 from autograder.worker.processes import count_tasks
 
-_CLONE_NEWNET = 0x40000000
+_PR_SET_DUMPABLE = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
 @dataclass(frozen=True)
@@ -38,13 +47,18 @@ class Plan:
     gid: int | None = None
     network_namespace: bool = False
     seccomp: bool = False
+    namespaces: bool = False  # a pid namespace, and the view when one is given
+    user_namespace: bool = False  # enter the namespaces through a user namespace (not root)
+    view: View | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> "Plan":
-        limits = data.get("limits")
+        limits, view = data.get("limits"), data.get("view")
         return cls(limits=ResourceLimits(**limits) if limits else None, uid=data.get("uid"),
                    gid=data.get("gid"), network_namespace=bool(data.get("network_namespace")),
-                   seccomp=bool(data.get("seccomp")))
+                   seccomp=bool(data.get("seccomp")), namespaces=bool(data.get("namespaces")),
+                   user_namespace=bool(data.get("user_namespace")),
+                   view=View.from_json(view) if view else None)
 
 
 def _set_limits(limits: ResourceLimits, uid: int) -> None:
@@ -59,10 +73,19 @@ def _set_limits(limits: ResourceLimits, uid: int) -> None:
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
-def _new_network_namespace() -> None:
+def _drop_capabilities() -> None:
+    """Give up every capability this process holds in its user namespace, for good."""
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(_CLONE_NEWNET) != 0:
-        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    if libc.capset(ctypes.byref(Header(_LINUX_CAPABILITY_VERSION_3, 0)), (Data * 2)()) != 0:
+        raise OSError(ctypes.get_errno(), f"capset: {os.strerror(ctypes.get_errno())}")
 
 
 def _become(uid: int, gid: int) -> None:
@@ -78,30 +101,54 @@ def _become(uid: int, gid: int) -> None:
     raise OSError("could switch back to root")
 
 
-def apply(plan: Plan) -> dict[str, str]:
-    """Apply ``plan`` to this process; returns ``{step: why it failed}`` for the steps that did."""
+def enter_pid_namespace(plan: Plan) -> None:
+    """The namespaces the supervisor enters before it forks the worker: as root a pid namespace,
+    else a user namespace with it. Raises OSError."""
+    if plan.user_namespace:
+        namespaces.enter_user_namespace()
+    else:
+        namespaces.unshare(namespaces.CLONE_NEWPID, "unshare(CLONE_NEWPID)")
+
+
+def _step(failed: dict[str, str], name: str, action: Callable[[], object], context: str = "") -> None:
+    try:
+        action()
+    except (OSError, ValueError, seccomp.SeccompUnavailable) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        failed[name] = context + reason
+
+
+def outside(plan: Plan, *, view: bool) -> dict[str, str]:
+    """The steps that need privileges: limits, the network namespace and (with ``view``) the file
+    system view. Returns ``{step: why it failed}``."""
     failed: dict[str, str] = {}
     target_uid = plan.uid if plan.uid is not None else os.getuid()
     if plan.limits is not None:
-        try:
-            _set_limits(plan.limits, target_uid)
-        except (OSError, ValueError) as exc:
-            failed["limits"] = f"setrlimit failed: {exc}"
+        limits = plan.limits
+        _step(failed, "limits", lambda: _set_limits(limits, target_uid), "setrlimit failed: ")
     if plan.network_namespace:
-        try:
-            _new_network_namespace()
-        except OSError as exc:
-            failed["network_namespace"] = f"unshare(CLONE_NEWNET) failed: {exc.strerror or exc}"
+        _step(failed, "network_namespace",
+              lambda: namespaces.unshare(namespaces.CLONE_NEWNET, "unshare(CLONE_NEWNET)"))
+    if view and plan.view is not None:
+        the_view, gid = plan.view, plan.gid if plan.gid is not None else os.getgid()
+        _step(failed, "view", lambda: namespaces.build_view(the_view, target_uid, gid))
+    return failed
+
+
+def inside(plan: Plan) -> dict[str, str]:
+    """The steps that give up privileges for good, in the process that will run the student's code."""
+    failed: dict[str, str] = {}
     if plan.uid is not None and plan.gid is not None:
-        try:
-            _become(plan.uid, plan.gid)
-        except OSError as exc:
-            failed["user"] = f"could not switch to uid {plan.uid}: {exc}"
+        uid, gid = plan.uid, plan.gid
+        _step(failed, "user", lambda: _become(uid, gid), f"could not switch to uid {uid}: ")
+    elif plan.user_namespace:
+        _step(failed, "namespaces", _drop_capabilities)
+    # Not dumpable: another process of the same user may not ptrace it or read its memory.
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        failed["dumpable"] = f"prctl(PR_SET_DUMPABLE) failed: {os.strerror(ctypes.get_errno())}"
     if plan.seccomp:
-        try:
-            seccomp.install()
-        except seccomp.SeccompUnavailable as exc:
-            failed["seccomp"] = str(exc)
+        _step(failed, "seccomp", seccomp.install)
     return failed
 
 

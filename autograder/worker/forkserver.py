@@ -35,9 +35,10 @@ import socket
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from typing import Any, Callable
 
-from autograder.worker import confine, supervisor
+from autograder.worker import confine, namespaces, supervisor
 from autograder.worker.processes import kill_descendants
 
 MAX_MESSAGE_BYTES = 1 << 20
@@ -84,16 +85,17 @@ def serve(config: dict) -> None:
     def run_worker(request_fd: int, reply_fd: int, blocked: dict[str, str]) -> None:
         serve_worker(request_fd, reply_fd, fixtures, config["trusted_paths"], blocked)
 
-    _Server(channel, run_worker).run()
+    _Server(channel, run_worker, namespaces.runtime_folders(config["trusted_paths"])).run()
 
 
 WorkerMain = Callable[[int, int, dict[str, str]], None]  # (request fd, reply fd, blocked modules)
 
 
 class _Server:
-    def __init__(self, channel: socket.socket, run_worker: WorkerMain) -> None:
+    def __init__(self, channel: socket.socket, run_worker: WorkerMain, runtime: tuple[str, ...]) -> None:
         self.channel = channel
         self.run_worker = run_worker
+        self.runtime = runtime  # what a worker's view shows of this Python
         self.running: set[int] = set()  # supervisors not stopped yet
 
     def run(self) -> None:
@@ -135,7 +137,10 @@ class _Server:
             # First of all: through this channel, code below us could have processes started as us.
             self.channel.close()
             _become_worker_process(message["cwd"], message["env"], output_fd, keep=(request_fd, reply_fd))
-            supervisor.supervise(confine.Plan.from_json(message["plan"]), (request_fd, reply_fd),
+            plan = confine.Plan.from_json(message["plan"])
+            if plan.view is not None:
+                plan = replace(plan, view=replace(plan.view, runtime=self.runtime))
+            supervisor.supervise(plan, (request_fd, reply_fd),
                                  lambda: self.run_worker(request_fd, reply_fd, message.get("blocked") or {}))
         except BaseException:
             traceback.print_exc()

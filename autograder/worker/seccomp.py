@@ -1,14 +1,27 @@
-"""A seccomp filter that takes the network away from the worker, written as a classic BPF program.
+"""A seccomp filter that keeps the worker to what it needs, written as a classic BPF program.
 
-Installed in the worker before any student code runs, it makes ``socket()`` for IPv4, IPv6 and raw
-packets fail with EPERM (Python raises PermissionError), refuses ``io_uring_setup`` (io_uring can
-open sockets without calling ``socket()``), and kills a process that makes system calls through
-another ABI (32-bit or x32 entry points, whose call numbers the filter does not know). Every other
-system call is allowed: Unix sockets, pipes and files keep working.
+Installed in the worker before any student code runs, it makes these system calls fail with EPERM
+(Python raises PermissionError):
 
-Unlike a network namespace this needs no privileges, so it also holds on a TA's laptop and inside
-Docker. Only the architectures below are supported; elsewhere :func:`install` raises
-:class:`SeccompUnavailable` and the grader reports the filter as off.
+- ``socket()`` and ``socketpair()`` of any family but Unix sockets (:data:`ALLOWED_FAMILY`): no
+  internet, raw packet, netlink, vsock or Bluetooth socket;
+- ``io_uring_setup`` (io_uring can open sockets without calling ``socket()``);
+- ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd`` and ``kcmp``: no reading or steering
+  of another process, even one of the same user;
+- ``prctl(PR_SET_DUMPABLE)``: the worker stays undumpable, so other processes of its user cannot
+  attach to it;
+- ``mount``, ``umount2``, ``pivot_root``, ``chroot``, the new mount API, ``unshare``, ``setns`` and a
+  ``clone`` that asks for a new namespace: the worker's view of the machine stays the one it was given.
+  ``clone3`` fails with ENOSYS instead, whose flags a classic filter cannot read: the C library then
+  falls back to ``clone``.
+
+It kills a process that makes system calls through another ABI (32-bit or x32 entry points, whose
+call numbers the filter does not know). Every other system call is allowed: pipes, files and Unix
+sockets keep working.
+
+It needs no privileges, so it also holds on a TA's laptop and inside Docker. Only the architectures
+below are supported; elsewhere :func:`install` raises :class:`SeccompUnavailable` and the grader
+reports the filter as off.
 """
 
 from __future__ import annotations
@@ -23,12 +36,17 @@ from dataclasses import dataclass
 _LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS: A = the 32-bit word at offset k of seccomp_data
 _JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K: jump if A & k
 _RET = 0x06  # BPF_RET | BPF_K
 # <linux/seccomp.h>
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
 _RET_KILL_PROCESS = 0x80000000
 _EPERM = 1
+_ENOSYS = 38
+_PR_SET_DUMPABLE = 4
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
+_CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x80
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
@@ -36,19 +54,29 @@ _SECCOMP_MODE_FILTER = 2
 _NR, _ARCH, _ARG0_LOW = 0, 4, 16  # the low half of args[0] on a little-endian machine
 _X32_SYSCALL_BIT = 0x40000000
 
-BLOCKED_FAMILIES = {"AF_INET": int(socket.AF_INET), "AF_INET6": int(socket.AF_INET6), "AF_PACKET": 17}
+ALLOWED_FAMILY = int(socket.AF_UNIX)
+# Calls numbered alike on both architectures: io_uring_setup, the new mount API (open_tree,
+# move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr) and pidfd_getfd.
+_COMMON_REFUSED = (425, 428, 429, 430, 431, 432, 433, 442, 438)
+_NR_CLONE3 = 435
 
 
 @dataclass(frozen=True)
 class _Arch:
     audit_arch: int  # AUDIT_ARCH_* of <linux/audit.h>
     nr_socket: int
-    nr_io_uring_setup: int
+    nr_socketpair: int
+    nr_clone: int
+    nr_prctl: int
+    refused: tuple[int, ...]  # ptrace, process_vm_readv/writev, kcmp, mount, umount2, pivot_root,
+    # chroot, unshare, setns
 
 
 _ARCHES = {
-    "x86_64": _Arch(audit_arch=0xC000003E, nr_socket=41, nr_io_uring_setup=425),
-    "aarch64": _Arch(audit_arch=0xC00000B7, nr_socket=198, nr_io_uring_setup=425),
+    "x86_64": _Arch(audit_arch=0xC000003E, nr_socket=41, nr_socketpair=53, nr_clone=56, nr_prctl=157,
+                    refused=(101, 310, 311, 312, 165, 166, 155, 161, 272, 308) + _COMMON_REFUSED),
+    "aarch64": _Arch(audit_arch=0xC00000B7, nr_socket=198, nr_socketpair=199, nr_clone=220, nr_prctl=167,
+                     refused=(117, 270, 271, 272, 40, 39, 41, 51, 97, 268) + _COMMON_REFUSED),
 }
 
 
@@ -82,24 +110,30 @@ def _assemble(program: list[tuple]) -> list[tuple[int, int, int, int]]:
     return resolved
 
 
-def no_network_program(arch: _Arch) -> list[tuple[int, int, int, int]]:
+def worker_program(arch: _Arch) -> list[tuple[int, int, int, int]]:
     """The filter as ``(code, jt, jf, k)`` instructions."""
     program: list[tuple] = [
         (_LD_W_ABS, _ARCH, 0, 0),
         (_JEQ, arch.audit_arch, 0, "kill"),
         (_LD_W_ABS, _NR, 0, 0),
         (_JGE, _X32_SYSCALL_BIT, "kill", 0),
-        (_JEQ, arch.nr_io_uring_setup, "refuse", 0),
-        (_JEQ, arch.nr_socket, 0, "allow"),
-        (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        (_JEQ, _NR_CLONE3, "no such call", 0),
+        *[(_JEQ, nr, "refuse", 0) for nr in arch.refused],
+        (_JEQ, arch.nr_socket, "family", 0),
+        (_JEQ, arch.nr_socketpair, "family", 0),
+        (_JEQ, arch.nr_clone, "clone", 0),
+        (_JEQ, arch.nr_prctl, "prctl", "allow"),
+        ("label", "family"), (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        (_JEQ, ALLOWED_FAMILY, "allow", "refuse"),
+        ("label", "clone"), (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        (_JSET, _CLONE_NEW_ANY, "refuse", "allow"),
+        ("label", "prctl"), (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        (_JEQ, _PR_SET_DUMPABLE, "refuse", "allow"),
+        ("label", "allow"), (_RET, _RET_ALLOW, 0, 0),
+        ("label", "refuse"), (_RET, _RET_ERRNO | _EPERM, 0, 0),
+        ("label", "no such call"), (_RET, _RET_ERRNO | _ENOSYS, 0, 0),
+        ("label", "kill"), (_RET, _RET_KILL_PROCESS, 0, 0),
     ]
-    families = list(BLOCKED_FAMILIES.values())
-    for family in families[:-1]:
-        program.append((_JEQ, family, "refuse", 0))
-    program += [(_JEQ, families[-1], "refuse", "allow"),
-                ("label", "allow"), (_RET, _RET_ALLOW, 0, 0),
-                ("label", "refuse"), (_RET, _RET_ERRNO | _EPERM, 0, 0),
-                ("label", "kill"), (_RET, _RET_KILL_PROCESS, 0, 0)]
     return _assemble(program)
 
 
@@ -114,7 +148,7 @@ def current_arch() -> _Arch:
 def install() -> None:
     """Set no_new_privs and install the filter on the calling thread (and the threads and processes
     it starts later). Irreversible. Raises SeccompUnavailable."""
-    program = no_network_program(current_arch())
+    program = worker_program(current_arch())
     filters = (_SockFilter * len(program))(*[_SockFilter(*instruction) for instruction in program])
     fprog = _SockFprog(len(program), filters)
     libc = ctypes.CDLL(None, use_errno=True)

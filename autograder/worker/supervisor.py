@@ -26,9 +26,10 @@ import resource
 import signal
 import sys
 import traceback
+from dataclasses import replace
 from typing import Callable, NoReturn
 
-from autograder.worker import confine
+from autograder.worker import confine, namespaces
 from autograder.worker.processes import kill_descendants
 
 # Run with ``python -s -c BOOT CONFIG_JSON``. ``-s`` rather than ``-I``: ``-I`` implies ``-E``, which
@@ -59,15 +60,22 @@ def main(config: dict) -> None:
 
 
 def _probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
+    """Try ``plan`` as a worker would, in a child, and print which steps failed, as JSON."""
     folders = [path for path in sys.path if path and path not in trusted_paths and os.path.isdir(path)]
-    failed = confine.apply(plan)
-    if plan.uid is not None and "user" not in failed:
-        hidden = confine.unreadable(folders)
-        if hidden:
-            failed["user"] = (f"the user cannot read {hidden[0]}, from which this Python imports (is "
-                              "a folder above it private?); grade with a Python installed outside "
-                              "private folders, such as a venv made from /usr/bin/python3")
-    print(json.dumps(failed))
+    if plan.view is not None:
+        plan = replace(plan, view=replace(plan.view, runtime=namespaces.runtime_folders(trusted_paths)))
+
+    def report(failed: dict[str, str]) -> None:
+        if plan.uid is not None and "user" not in failed:
+            hidden = confine.unreadable(folders)
+            if hidden:
+                failed["user"] = (f"the user cannot read {hidden[0]}, from which this Python imports (is "
+                                  "a folder above it private?); grade with a Python installed outside "
+                                  "private folders, such as a venv made from /usr/bin/python3")
+        print(json.dumps(failed), flush=True)
+
+    child, status_pipe = _start_confined(plan, (), report, probing=True)
+    _worker_status(status_pipe, os.waitpid(child, 0)[1])
 
 
 def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[], None]) -> NoReturn:
@@ -76,19 +84,15 @@ def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
-    child = os.fork()
-    if child == 0:
-        try:
-            failed = confine.apply(plan)
-            if failed:
-                print("autograder: the process for your code could not be confined, so your code was "
-                      "not run: " + "; ".join(f"{k}: {v}" for k, v in failed.items()), file=sys.stderr)
-                os._exit(UNCONFINED_EXIT)
-            run_worker()
-        except BaseException:
-            traceback.print_exc()
-            os._exit(1)
-        os._exit(0)
+
+    def run_or_refuse(failed: dict[str, str]) -> None:
+        if failed:
+            print("autograder: the process for your code could not be confined, so your code was "
+                  "not run: " + "; ".join(f"{k}: {v}" for k, v in failed.items()), file=sys.stderr)
+            os._exit(UNCONFINED_EXIT)
+        run_worker()
+
+    child, status_pipe = _start_confined(plan, pipes, run_or_refuse, probing=False)
     # Only the child talks to the grader: without our copies, the grader sees the pipes close
     # when the child's side is gone.
     for fd in pipes:
@@ -96,9 +100,73 @@ def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    _exit_like(_reap_until_alone(child))
+    status = _reap_until_alone(child)
+    _exit_like(_worker_status(status_pipe, status))
 
 
+def _start_confined(plan: confine.Plan, pipes: tuple[int, ...], body: Callable[[dict[str, str]], None],
+                    probing: bool) -> tuple[int, int]:
+    """Fork the process that confines itself as ``plan`` says and calls ``body`` with what failed.
+    With namespaces that process is the first of a new pid namespace, which builds the view and
+    forks the one that calls ``body`` (:func:`_init`). Returns the child and the pipe on which it
+    sends the wait status of the process that ran ``body``."""
+    failed: dict[str, str] = {}
+    in_namespace = False
+    if plan.namespaces:
+        try:
+            confine.enter_pid_namespace(plan)
+            in_namespace = True
+        except OSError as exc:
+            failed["namespaces"] = exc.strerror or str(exc)
+            if not probing:
+                body(failed)
+    status_r, status_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.close(status_r)
+            if in_namespace:
+                _init(plan, failed, body, pipes, status_w)
+            os.close(status_w)
+            failed.update(confine.outside(plan, view=False))
+            failed.update(confine.inside(plan))
+            body(failed)
+        except BaseException:
+            traceback.print_exc()
+            os._exit(1)
+        os._exit(0)
+    os.close(status_w)
+    return child, status_r
+
+
+def _init(plan: confine.Plan, failed: dict[str, str], body: Callable[[dict[str, str]], None],
+          pipes: tuple[int, ...], status_w: int) -> NoReturn:
+    """The first process of the worker's pid namespace: builds the view, forks the process that
+    runs ``body``, reaps whatever ends below it, and when that process ends sends its wait status
+    and exits, which kills everything left in the namespace."""
+    failed.update(confine.outside(plan, view=True))
+    worker = os.fork()
+    if worker == 0:
+        os.close(status_w)
+        failed.update(confine.inside(plan))
+        body(failed)
+        os._exit(0)
+    for fd in pipes:
+        os.close(fd)
+    while True:
+        pid, status = os.waitpid(-1, 0)
+        if pid == worker:
+            os.write(status_w, status.to_bytes(4, "little", signed=True))
+            os._exit(0)
+
+
+def _worker_status(status_pipe: int, fallback: int) -> int:
+    """The wait status that the namespace's first process sent, else ``fallback`` (its own)."""
+    try:
+        data = os.read(status_pipe, 4)
+    finally:
+        os.close(status_pipe)
+    return int.from_bytes(data, "little", signed=True) if len(data) == 4 else fallback
 def _reap_until_alone(child: int) -> int:
     """Reap every process that ends below us; once ``child`` has ended, kill the rest."""
     status = 1 << 8  # exit status 1, should the child's status be lost
