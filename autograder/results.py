@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Literal
@@ -20,6 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from autograder.config import Visibility
 
 OutputFormat = Literal["text", "html", "simple_format", "md", "ansi"]
+
+
+class UnsafeDestination(Exception):
+    """A file the grader was asked to write is something else (a device, a link, a folder)."""
 
 
 class TestResult(BaseModel):
@@ -84,6 +89,7 @@ def write_results(results: GradescopeResults, path: Path) -> None:
 def write_atomically(path: Path, content: str | bytes) -> None:
     """Write ``content`` to ``path`` through a temporary file and a rename: never half a file."""
     path = Path(path)
+    _check_destination(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     try:
@@ -95,6 +101,19 @@ def write_atomically(path: Path, content: str | bytes) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _check_destination(path: Path) -> None:
+    """The rename replaces whatever is at ``path``: refuse anything but a regular file, or else
+    ``--results /dev/null`` as root would replace the machine's /dev/null with a regular file."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there yet; a missing folder is made
+        return
+    if not stat.S_ISREG(mode):
+        raise UnsafeDestination(f"{path} exists and is not a regular file (a device, a link or a "
+                                "folder), and writing would replace it; choose another path, for "
+                                "example a file in a folder of your own")
 
 
 def read_results(path: Path) -> GradescopeResults:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 
 import pytest
 from pydantic import ValidationError
@@ -100,6 +101,27 @@ def test_write_results_replaces_atomically_and_cleans_up_on_failure(tmp_path, mo
     with pytest.raises(OSError, match="disk went away"):
         write_results(results(row("1.1", 0, 2)), path)
     assert path.read_text() == before  # the old file is intact, never half written
+    assert os.listdir(tmp_path) == ["results.json"]
+
+
+def _null_device(path) -> None:
+    """A character device like /dev/null (1, 3), in a folder of the test's own."""
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+
+
+@pytest.mark.parametrize("plant", [
+    _null_device, os.mkfifo, os.mkdir, lambda path: os.symlink(path.parent / "elsewhere.json", path),
+], ids=["device like /dev/null", "fifo", "folder", "link"])
+def test_write_results_refuses_to_replace_anything_but_a_regular_file(plant, tmp_path):
+    path = tmp_path / "results.json"
+    plant(path)
+    before = os.lstat(path)
+    with pytest.raises(res.UnsafeDestination, match="is not a regular file .* choose another path"):
+        write_results(results(row("1.1", 2, 2)), path)
+    after = os.lstat(path)  # the very same thing is still there: as root, --results /dev/null
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)  # must not replace it
     assert os.listdir(tmp_path) == ["results.json"]
 
 
