@@ -17,7 +17,7 @@ import fcntl
 import os
 import shutil
 import signal
-import stat
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -30,6 +30,7 @@ from autograder.forkserver import ForkServer
 from autograder.isolation import Isolation, WorkerUser
 from autograder.protocol import (Decoder, Encoder, FrameReader, MessageTooLarge, PeerClosed,
                                  Packed, ProtocolError, ReadTimeout, pack_parts, write_all)
+from autograder.safe_files import remove_tree
 from autograder.worker import supervisor
 
 _ENCODED_KEYS = ("value", "fixtures", "args_after")
@@ -119,32 +120,42 @@ def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> dic
 
 
 def _give_to(user: WorkerUser, folder: str) -> None:
-    """The scratch folder and what is in it belong to the worker's user (and no one else)."""
-    for base, folders, files in os.walk(folder):
-        for name in [base] + [os.path.join(base, entry) for entry in folders + files]:
-            os.chown(name, user.uid, user.gid, follow_symlinks=False)
+    """The scratch folder and what is in it belong to the worker's user (and no one else).
+
+    Everything below ``folder`` first and ``folder`` itself last: until then it is root's and
+    private (mkdtemp makes it 0700), so no process of that user can swap an entry for a link while
+    these paths are used, and chown changes a link itself, not what it points to."""
+    for base, folders, files in os.walk(folder, topdown=False):
+        for name in folders + files:
+            os.chown(os.path.join(base, name), user.uid, user.gid, follow_symlinks=False)
+    os.chown(folder, user.uid, user.gid, follow_symlinks=False)
 
 
-def _force_remove(path: str) -> None:
-    def retry(func, target, _exc):
-        try:
-            os.chmod(os.path.dirname(target), stat.S_IRWXU)
-            os.chmod(target, stat.S_IRWXU)
-            func(target)
-        except OSError:
-            pass
-
-    shutil.rmtree(path, onerror=retry)
+def _remove_folder(path: str) -> None:
+    """Remove a worker's folder without following links its processes may have planted there; what
+    cannot be removed is left for the staff, with a warning, rather than failing the grading."""
+    try:
+        remove_tree(path)
+    except OSError as exc:
+        print(f"warning: could not remove the worker's folder {path} ({exc}); remove it by hand",
+              file=sys.stderr)
 
 
 def copy_files(files: dict[str, Path], folder: str) -> None:
-    """Copy a worker's files (``files``: name in ``folder`` -> where it comes from) into ``folder``."""
+    """Copy a worker's files (``files``: name in ``folder`` -> where it comes from) into ``folder``.
+
+    No link of a source is followed (the submission was checked for links, but a link could appear
+    after the check): a linked file or folder is refused, and a link inside a copied folder is
+    copied as a link."""
     for name, source in files.items():
+        if source.is_symlink():
+            raise OSError(f"{source} is a symbolic link; only real files and folders are given to the "
+                          "worker")
         target = Path(folder, name)
         if source.is_dir():
-            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
         else:
-            shutil.copy2(source, target)
+            shutil.copy2(source, target, follow_symlinks=False)
 
 
 class HelperAnswers(Protocol):
@@ -268,8 +279,8 @@ class _Process:
                 self.forkserver.stop(self.pid)
                 self.pid = None
         finally:
-            _force_remove(self.scratch)
-            _force_remove(self.private)
+            _remove_folder(self.scratch)
+            _remove_folder(self.private)
 
 
 class Session(Protocol):
