@@ -29,3 +29,4 @@ run batch_regrade benchmarks/batch_regrade.py --submissions 50 --jobs 1 2 3 --ru
 run batch_scaling benchmarks/batch_regrade.py --submissions 25 100 --jobs 1 2 --runs 1
 run carried_forward benchmarks/carried_forward.py --runs 3
 run written_reading benchmarks/written_reading.py --size-mb 8 --runs 3 --grade
+run isolation benchmarks/isolation.py --runs 10

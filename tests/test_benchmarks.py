@@ -36,6 +36,12 @@ def test_grading_latency_grades_the_references_with_full_marks():
     assert "wall time" in output and "largest worker RSS" in output
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="compares with the protections of a root grader")
+def test_isolation_benchmark_scores_both_sides_alike():
+    output = run("isolation.py", "--quick")  # exits with an error if the sides score differently
+    assert "with namespaces" in output and "grading word2vec's reference" in output
+
+
 def test_worker_overhead_scores_both_sides_alike():
     output = run("worker_overhead.py", "--quick")  # exits with an error if the sides score differently
     assert "with workers" in output and "in process" in output and "the workers add" in output
