@@ -46,6 +46,10 @@ class Limits(_Strict):
     processes: int = Field(32, ge=1, description="extra processes and threads it may start")
     open_files: int = Field(256, ge=16)
     reply_mb: int = Field(64, ge=1, description="largest reply (return values) accepted from it")
+    reply_json_mb: int = Field(
+        4, ge=1, description="largest part of a reply that is not numpy arrays (lists, numbers, "
+                             "strings), refused before it is read: the grader decodes it into an "
+                             "object per value, while arrays count toward reply_mb only")
     output_kb: int = Field(8, ge=1, description="printed output kept per call in the feedback")
     tmp_mb: int = Field(64, ge=1, description="size of each of the worker's private /tmp, /var/tmp and "
                                               "/dev/shm (memory; only where the worker has a view of its own)")

@@ -83,7 +83,7 @@ class Isolation:
             on.append("seccomp: sockets of the Unix family only; no ptrace, mounts or new namespaces")
         on.append(f"limits: a time limit per question, {limits.memory_mb} MB of memory, files up to "
                   f"{limits.file_size_mb} MB, {limits.open_files} open files, replies up to "
-                  f"{limits.reply_mb} MB, printed output kept up to {limits.output_kb} KB per call")
+                  f"{limits.reply_mb} MB ({limits.reply_json_mb} MB outside numpy arrays), printed output kept up to {limits.output_kb} KB per call")
         if self.user or os.geteuid() != 0:
             on.append(f"limits: at most {limits.processes} more processes")
         on.append("cleanup: every process the student's code starts is killed when its worker ends, "

@@ -58,6 +58,16 @@ class MessageTooLarge(ProtocolError):
     """A message exceeds the size cap; the sender is misbehaving or returned a huge value."""
 
 
+class DocumentTooLarge(MessageTooLarge):
+    """A message's JSON document (every value but its arrays) exceeds its own, smaller cap: decoding
+    it would cost the reader an object per number, so it is refused before it is read."""
+
+    def __init__(self, size: int, cap: int) -> None:
+        super().__init__(f"JSON document of {size} bytes, over the cap of {cap} bytes")
+        self.size = size
+        self.cap = cap
+
+
 class PeerClosed(ProtocolError):
     """The other end of the pipe is gone (the worker exited or was killed)."""
 
@@ -350,7 +360,7 @@ def _array_dtype(header: bytes) -> tuple[np.dtype, tuple[int, ...]]:
     """The dtype and shape an array's header declares, if they are ones an array may have here."""
     try:
         declared = json.loads(header)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ProtocolError("array header is not valid JSON") from None
     if not (isinstance(declared, dict) and set(declared) == {"dtype", "shape"}
             and isinstance(declared["dtype"], str) and len(declared["dtype"]) <= 16
@@ -367,22 +377,28 @@ def _array_dtype(header: bytes) -> tuple[np.dtype, tuple[int, ...]]:
 
 
 class FrameReader:
-    """Reads framed messages from a file descriptor with a size cap and an optional deadline.
+    """Reads framed messages from a file descriptor with a size cap and an optional deadline. The
+    JSON document may have a smaller cap of its own (``max_document_bytes``): a reader decodes it
+    into an object per value, while arrays cost it only their bytes.
 
     It reads whatever the pipe holds, up to 64 KB at a time, and keeps what is beyond the field
     it needs for the next: a small message then costs one system call, not one per field.
     """
 
-    def __init__(self, fd: int, max_bytes: int) -> None:
+    def __init__(self, fd: int, max_bytes: int, max_document_bytes: int | None = None) -> None:
         self.fd = fd
         self.max_bytes = max_bytes
+        self.max_document_bytes = min(max_bytes, max_document_bytes or max_bytes)
         self._buffer = bytearray()
 
     def read(self, deadline: float | None = None) -> tuple[dict, list[np.ndarray]]:
         budget = [self.max_bytes]
         if self._exact(4, deadline, budget) != MAGIC:
             raise ProtocolError("message does not start with the protocol marker")
-        body = self._exact(self._length(_U64, deadline, budget), deadline, budget)
+        (length,) = _U64.unpack(self._exact(_U64.size, deadline, budget))
+        if length > self.max_document_bytes:  # refused as declared: not read, let alone decoded
+            raise DocumentTooLarge(length, self.max_document_bytes)
+        body = self._exact(length, deadline, budget)
         try:
             document = json.loads(body)
         except (ValueError, RecursionError) as exc:  # absurdly deep nesting raises RecursionError
@@ -403,10 +419,19 @@ class FrameReader:
         if math.prod(shape) * dtype.itemsize != size:
             raise ProtocolError(f"array of shape {shape} and dtype {dtype.str} needs "
                                 f"{math.prod(shape) * dtype.itemsize} bytes, {size} were sent")
+        # An empty array may not declare more places than a full one could fill: a shape such as
+        # (2**40, 0) needs no bytes, but its rows would cost the reader (tolist, iteration) as
+        # much as that many real ones.
+        if math.prod(max(n, 1) for n in shape) * max(dtype.itemsize, 1) > self.max_bytes:
+            raise ProtocolError(f"array of shape {shape} is larger than the cap of {self.max_bytes} "
+                                "bytes allows, even empty")
         budget[0] -= size
         if budget[0] < 0:
             raise MessageTooLarge(f"message larger than the cap of {self.max_bytes} bytes")
-        array = np.empty(shape, dtype)
+        try:
+            array = np.empty(shape, dtype)  # the check above keeps it within numpy's own limits
+        except MemoryError:
+            raise ProtocolError(f"no memory for an array of shape {shape} and dtype {dtype.str}") from None
         if not size:  # numpy refuses an empty buffer for a dtype of size zero (np.str_ of length 0)
             return array
         target = _bytes_of(array)

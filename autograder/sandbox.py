@@ -28,12 +28,13 @@ from typing import Any, Callable, Protocol
 from autograder.config import Limits
 from autograder.forkserver import ForkServer
 from autograder.isolation import Isolation, WorkerUser
-from autograder.protocol import (Decoder, Encoder, FrameReader, MessageTooLarge, PeerClosed,
-                                 Packed, ProtocolError, ReadTimeout, pack_parts, write_all)
+from autograder.protocol import (Decoder, DocumentTooLarge, Encoder, FrameReader, MessageTooLarge,
+                                 Packed, PeerClosed, ProtocolError, ReadTimeout, pack_parts, write_all)
 from autograder.safe_files import remove_tree
 from autograder.worker import supervisor
 
 _ENCODED_KEYS = ("value", "fixtures", "args_after")
+_MB = 1024 * 1024
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)  # Linux; the name is in Python 3.10+
 
 
@@ -108,8 +109,7 @@ class WorkerSpec:
 
 
 def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> dict:
-    mb = 1024 * 1024
-    limits = {"memory_bytes": spec.limits.memory_mb * mb, "file_size_bytes": spec.limits.file_size_mb * mb,
+    limits = {"memory_bytes": spec.limits.memory_mb * _MB, "file_size_bytes": spec.limits.file_size_mb * _MB,
               "open_files": spec.limits.open_files, "processes": spec.limits.processes,
               # a backstop; the wall-clock deadline normally acts first
               "cpu_seconds": max(1, int(seconds) + 2)}
@@ -164,6 +164,12 @@ class HelperAnswers(Protocol):
     targets: list[str]
 
     def answer(self, document: dict, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed: ...
+
+
+def _decoded(document: dict, arrays: list) -> dict:
+    """The encoded parts of a successful reply, decoded."""
+    decoder = Decoder(arrays)
+    return {key: decoder.decode(document[key]) for key in _ENCODED_KEYS if key in document}
 
 
 def encode_request(target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int,
@@ -236,7 +242,7 @@ class _Process:
         finally:
             os.close(request_r)
             os.close(reply_w)
-        self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * 1024 * 1024)
+        self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * _MB, spec.limits.reply_json_mb * _MB)
         self.output_limit = spec.limits.output_kb * 1024
 
     def take_output(self) -> str:
@@ -339,44 +345,50 @@ class WorkerSession:
         try:
             process = self._ensure_started(deadline)
             document, arrays = _ask(process, deadline, helpers, pack_parts(request, arrays))
+            decoded = _decoded(document, arrays) if document.get("ok") else {}
         except ReadTimeout:
-            self.timed_out_on = target
-            self.used = self.budget
-            self._stop()
+            self._time_out(target)
             raise WorkerTimeout(f"did not finish within the {self.budget:g} s time limit of "
                                 f"question {self.label} (infinite loop, or far too slow?)") from None
         except (PeerClosed, BrokenPipeError):
             reason = self._process.describe_exit() if self._process else "could not start"
             output = self._process.take_output() if self._process else ""
             self._stop()
-            self.used += time.monotonic() - started
             raise WorkerCrashed(f"the process running your code {reason}"
                                 + (f"\nlast output:\n{output[-2000:]}" if output.strip() else "")) from None
+        except DocumentTooLarge as exc:
+            self._stop()
+            raise WorkerMisbehaved(
+                f"returned {exc.size / _MB:.1f} MB of plain Python values (lists, numbers, strings), over "
+                f"the {exc.cap / _MB:g} MB the autograder accepts outside numpy arrays; return large "
+                "data as a numpy array (for example np.array(your_list))") from None
         except MessageTooLarge:
             self._stop()
-            self.used += time.monotonic() - started
             raise WorkerMisbehaved(f"returned more than {self.spec.limits.reply_mb} MB of data") from None
         except ProtocolError as exc:
             self._stop()
-            self.used += time.monotonic() - started
             raise WorkerMisbehaved(f"the process running your code sent an invalid reply ({exc}); "
                                    "does your code write to file descriptors it did not open?") from None
-        self.used += time.monotonic() - started
+        finally:
+            # Reading and decoding the reply count too: the grader's work on it is the call's time.
+            self.used = min(self.budget, self.used + time.monotonic() - started)
         output = process.take_output()
+        if self.used >= self.budget:  # this call has its answer; the question's later calls have no time
+            self._time_out(target)
         if not document.get("ok"):
             error = document.get("error")
             failure = StudentRaised(error if isinstance(error, dict) else {})
             failure.output = output
             raise failure
-        try:
-            decoder = Decoder(arrays)
-            decoded = {k: decoder.decode(document[k]) for k in _ENCODED_KEYS if k in document}
-        except ProtocolError as exc:
-            self._stop()
-            raise WorkerMisbehaved(f"sent an invalid reply ({exc})") from None
         return CallResult(value=decoded.get("value"), fixtures=decoded.get("fixtures") or {},
                           args_after=decoded.get("args_after"), output=output,
                           seconds=time.monotonic() - started)
+
+    def _time_out(self, target: str) -> None:
+        """The question's budget is used up (by ``target``): its later calls fail at once."""
+        self.timed_out_on = target
+        self.used = self.budget
+        self._stop()
 
     def _ensure_started(self, deadline: float) -> _Process:
         if self._process is None:

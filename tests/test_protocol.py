@@ -12,20 +12,21 @@ import time
 import numpy as np
 import pytest
 
-from autograder.protocol import (MAGIC, Decoder, Encoder, FixtureRef, FrameReader, MessageTooLarge,
-                                 Opaque, PeerClosed, ProtocolError, ReadTimeout, StudentRef,
-                                 encode_message, pack, write_all)
+from autograder.protocol import (MAGIC, Decoder, DocumentTooLarge, Encoder, FixtureRef, FrameReader,
+                                 MessageTooLarge, Opaque, PeerClosed, ProtocolError, ReadTimeout,
+                                 StudentRef, encode_message, pack, write_all)
 
 CAP = 1 << 26
 
 
-def _read_bytes(data: bytes, tmp_path, cap: int = CAP) -> tuple[dict, list[np.ndarray]]:
+def _read_bytes(data: bytes, tmp_path, cap: int = CAP,
+                document_cap: int | None = None) -> tuple[dict, list[np.ndarray]]:
     """Read one message from ``data`` through a real file descriptor."""
     path = tmp_path / "frame.bin"
     path.write_bytes(data)
     fd = os.open(path, os.O_RDONLY)
     try:
-        return FrameReader(fd, cap).read(deadline=time.monotonic() + 5)
+        return FrameReader(fd, cap, document_cap).read(deadline=time.monotonic() + 5)
     finally:
         os.close(fd)
 
@@ -250,6 +251,27 @@ def test_length_field_above_cap_is_refused_before_reading(tmp_path):
         _read_bytes(data, tmp_path)
 
 
+def test_a_json_document_over_its_cap_is_refused_from_its_declared_length_alone():
+    declared = 8 * 1024 * 1024  # a list of two million floats, say; none of it is ever sent
+    fd = closed_pipe_with(MAGIC + declared.to_bytes(8, "big"))
+    try:
+        started = time.monotonic()
+        with pytest.raises(DocumentTooLarge) as caught:  # not PeerClosed: the body was never read
+            FrameReader(fd, CAP, max_document_bytes=1 << 20).read(time.monotonic() + 5)
+        assert time.monotonic() - started < 0.5
+    finally:
+        os.close(fd)
+    assert (caught.value.size, caught.value.cap) == (declared, 1 << 20)
+    assert isinstance(caught.value, MessageTooLarge)
+
+
+def test_the_document_cap_leaves_arrays_to_the_message_cap(tmp_path):
+    data = encode_message({}, {"big": np.zeros(500_000), "small": [1.5] * 10})  # 4 MB of array
+    assert _read_bytes(data, tmp_path, document_cap=1000)[1][0].nbytes == 4_000_000
+    with pytest.raises(DocumentTooLarge):
+        _read_bytes(encode_message({}, [1.5] * 1000), tmp_path, document_cap=1000)
+
+
 def test_wrong_magic_is_a_protocol_error(tmp_path):
     data = encode_message({}, 1)
     with pytest.raises(ProtocolError, match="marker"):
@@ -303,6 +325,28 @@ def test_malformed_array_header_is_a_protocol_error(header, tmp_path):
 def test_header_claiming_a_huge_shape_is_refused_without_allocating(tmp_path):
     with pytest.raises(ProtocolError, match="needs 800000000000 bytes, 8 were sent"):  # not a MemoryError
         _read_bytes(frame({"value": {"$array": 0}}, [({"dtype": "<f8", "shape": [10**11]}, bytes(8))]), tmp_path)
+
+
+@pytest.mark.parametrize("shape", [[2**62, 0], [2**63, 0], [2**100, 0], [2**40, 0], [0, 2**40],
+                                   [2**20] * 4 + [0], [2**26] * 63 + [0]],
+                         ids=["2**62", "2**63", "2**100", "2**40", "leading-zero", "four-axes", "63-axes"])
+def test_an_empty_array_of_absurd_shape_is_a_protocol_error(shape, tmp_path):
+    # No bytes to send, so the size check passes; numpy refuses some (ValueError), makes others,
+    # whose rows would cost the grader as much as real ones: both are the sender's fault.
+    with pytest.raises(ProtocolError, match="larger than the cap"):
+        _read_bytes(frame({"value": {"$array": 0}}, [({"dtype": "<f8", "shape": shape}, b"")]), tmp_path)
+
+
+def test_an_empty_array_of_a_sensible_shape_still_travels(tmp_path):
+    for shape in [(0,), (0, 300), (1000, 0), (0, 0, 0)]:
+        (array,) = _read_bytes(encode_message({}, np.zeros(shape)), tmp_path)[1]
+        assert array.shape == shape
+
+
+def test_an_array_header_nested_absurdly_deep_is_a_protocol_error(tmp_path):
+    header = b"[" * 100_000 + b"]" * 100_000
+    with pytest.raises(ProtocolError, match="header is not valid JSON"):  # not a RecursionError
+        _read_bytes(frame({"value": {"$array": 0}}, [(header, b"")]), tmp_path)
 
 
 def test_data_longer_than_the_header_says_is_refused(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import textwrap
 import time
 from pathlib import Path
@@ -9,12 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autograder import sandbox
 from autograder.config import Limits
 from autograder.protocol import Opaque
 from autograder.sandbox import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
-                                WorkerSpec, WorkerTimeout)
+                                WorkerSpec, WorkerTimeout, copy_files)
 
 MOD = '''
+import fcntl
 import os
 import random
 import sys
@@ -78,6 +82,32 @@ def huge():
 
 def giant_int():
     return 10 ** 5000
+
+
+def huge_list():
+    return [0.0] * 600_000  # 2.3 MB of JSON, over the 1 MB of LIMITS
+
+
+def forged_reply():
+    """Writes a reply of its own into the pipes it may write to: an empty array of absurd shape."""
+    body = b'{"ok": true, "value": {"$array": 0}}'
+    header = b'{"dtype": "<f8", "shape": [4611686018427387904, 0]}'
+    forged = (b"AGW2" + len(body).to_bytes(8, "big") + body + (1).to_bytes(4, "big")
+              + len(header).to_bytes(4, "big") + header + (0).to_bytes(8, "big"))
+    for fd in range(3, 256):
+        try:
+            if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                os.write(fd, forged)
+        except OSError:
+            pass
+    return 1
+
+
+def litter(outside):
+    """Leaves a link out of the scratch folder, and a folder no one may enter."""
+    os.symlink(outside, "link-out")
+    os.makedirs("locked/inner")
+    os.chmod("locked", 0)
 
 
 def draw():
@@ -264,6 +294,36 @@ def test_huge_reply_is_misbehaviour_and_worker_restarts(session):
     assert session.call("mod.value", 1).value["sum"] == 2
 
 
+def test_a_huge_list_is_refused_with_what_to_return_instead(session):
+    with pytest.raises(WorkerMisbehaved) as caught:
+        session.call("mod.huge_list")
+    assert str(caught.value) == (
+        "returned 2.3 MB of plain Python values (lists, numbers, strings), over the 1 MB the autograder "
+        "accepts outside numpy arrays; return large data as a numpy array (for example np.array(your_list))")
+    assert session.call("mod.value", 1).value["sum"] == 2
+
+
+def test_a_forged_frame_of_absurd_shape_is_the_students_invalid_reply(session):
+    with pytest.raises(WorkerMisbehaved, match="sent an invalid reply .*shape"):  # never numpy's ValueError
+        session.call("mod.forged_reply")
+    assert session.call("mod.value", 1).value["sum"] == 2
+
+
+def test_decoding_a_reply_counts_toward_the_budget(spec, monkeypatch):
+    decode = sandbox._decoded
+
+    def slow(document, arrays):  # a reply the grader takes the rest of the budget to decode
+        time.sleep(worker.remaining + 0.05)
+        return decode(document, arrays)
+
+    monkeypatch.setattr(sandbox, "_decoded", slow)
+    with WorkerSession(spec, 2.0, "2c") as worker:
+        assert worker.call("mod.value", 1).value["sum"] == 2  # this call has its value
+        assert worker.remaining <= 0
+        with pytest.raises(WorkerTimeout, match="used up earlier \\(by mod.value\\)"):
+            worker.call("mod.value", 2)
+
+
 def test_unencodable_value_is_reported_not_a_crash(session):
     with pytest.raises(StudentRaised) as caught:
         session.call("mod.giant_int")
@@ -313,3 +373,35 @@ def test_workers_clean_up_their_scratch_folders(spec):
     worker.close()
     assert not scratch.exists() and not private.exists()
     assert not supervisor.exists()  # ended and reaped
+
+
+def test_a_worker_s_links_and_locked_folders_are_removed_not_followed(spec, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir(mode=0o755)
+    (outside / "file.txt").write_text("not the student's")
+    worker = WorkerSession(spec, BUDGET, "6")
+    worker.call("mod.litter", str(outside))
+    scratch = Path(worker._process.scratch)
+    assert (scratch / "link-out").is_symlink()
+    worker.close()
+    assert not os.path.lexists(scratch)
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o755
+    assert (outside / "file.txt").read_text() == "not the student's"
+
+
+def test_copy_files_refuses_a_linked_file_and_copies_links_in_folders_as_links(tmp_path):
+    secret = tmp_path / "secret.py"
+    secret.write_text("ANSWER = 42\n")
+    (tmp_path / "linked.py").symlink_to(secret)
+    given = tmp_path / "utils"
+    given.mkdir()
+    (given / "helpers.py").write_text("x = 1\n")
+    (given / "answer.py").symlink_to(secret)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    with pytest.raises(OSError, match="linked.py is a symbolic link"):
+        copy_files({"mod.py": tmp_path / "linked.py"}, str(scratch))
+    copy_files({"utils": given}, str(scratch))
+    assert (scratch / "utils" / "helpers.py").read_text() == "x = 1\n"
+    assert os.readlink(scratch / "utils" / "answer.py") == str(secret)  # a link, not the secret's text
+    assert not (scratch / "mod.py").exists()
