@@ -61,12 +61,6 @@ class Isolation:
                 "network_namespace": self.network_namespace, "seccomp": self.seccomp,
                 "namespaces": self.namespaces, "user_namespace": self.user_namespace}
 
-    @property
-    def confined(self) -> bool:
-        """Whether student code is kept from the grader's files and from other gradings: true with
-        namespaces (a view of its own), or as root with the separate user (file permissions)."""
-        return self.namespaces or self.user is not None
-
     def report(self, limits: Limits) -> list[str]:
         """One line per protection, on or off, for the staff (never for the student)."""
         on = []
