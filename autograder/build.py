@@ -27,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.config import PACKAGE_ROOT, Assignment
+from autograder.safe_files import mode_at
 
 _DISTRIBUTION = "nlp-autograder"
 _SCRIPTS = ("setup.sh", "run_autograder")
@@ -94,9 +95,8 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = Fa
 
 def _check_destination(out: Path) -> None:
     """Refuse an ``out`` that is a link (it could lead to any file) or not a regular file."""
-    try:
-        mode = os.lstat(out).st_mode
-    except (FileNotFoundError, NotADirectoryError):  # nothing there; a missing folder is made later
+    mode = mode_at(out)
+    if mode is None:
         return
     if stat.S_ISLNK(mode):
         raise BuildError(f"{out} is a symbolic link; remove it or {_ELSEWHERE}")

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from autograder.config import Visibility
+from autograder.safe_files import mode_at
 
 OutputFormat = Literal["text", "html", "simple_format", "md", "ansi"]
 
@@ -106,11 +107,8 @@ def write_atomically(path: Path, content: str | bytes) -> None:
 def _check_destination(path: Path) -> None:
     """The rename replaces whatever is at ``path``: refuse anything but a regular file, or else
     ``--results /dev/null`` as root would replace the machine's /dev/null with a regular file."""
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):  # nothing there yet; a missing folder is made
-        return
-    if not stat.S_ISREG(mode):
+    mode = mode_at(path)
+    if mode is not None and not stat.S_ISREG(mode):
         raise UnsafeDestination(f"{path} exists and is not a regular file (a device, a link or a "
                                 "folder), and writing would replace it; choose another path, for "
                                 "example a file in a folder of your own")

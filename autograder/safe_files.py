@@ -19,6 +19,10 @@ such a process does meanwhile:
 
 What a process keeps re-adding cannot be removed for good; after :data:`_ATTEMPTS` tries at one
 name the removal stops with an ``OSError`` naming it.
+
+:func:`mode_at` serves the grader's writes by rename (results.json, the Gradescope zip): a rename
+replaces whatever stands at the destination, a device such as ``/dev/null`` or a link included, so
+the callers look first, without following a link.
 """
 
 from __future__ import annotations
@@ -42,6 +46,15 @@ _ATTEMPTS = 100
 _MAX_DEPTH = 64
 
 _T = TypeVar("_T")
+
+
+def mode_at(path: str | os.PathLike) -> int | None:
+    """The ``st_mode`` of what stands at ``path`` itself (a link is not followed), None if nothing
+    does (a missing folder on the way counts as nothing: the callers make it)."""
+    try:
+        return os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def remove_tree(path: str | os.PathLike) -> None:
