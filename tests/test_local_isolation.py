@@ -168,3 +168,39 @@ def test_concurrent_gradings_cannot_signal_or_trace_each_other(gradescope, tmp_p
             assert outcome[f"ptrace {pid}"] in ("No such process", "Operation not permitted"), outcome
         assert victim.call("mod.alive").value == 2  # unharmed
         assert all(os.kill(pid, 0) is None for pid in pids)
+
+
+EVERYDAY = textwrap.dedent('''
+    import getpass, multiprocessing, os, subprocess, sys, tempfile
+
+    def square(x):
+        return x * x
+
+    def everyday():
+        """What students' code does without thinking of a sandbox."""
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as stream:
+            stream.write("kept")
+            stream.flush()
+            kept = open(stream.name).read()
+        version = subprocess.run([sys.executable, "-c", "import numpy; print(numpy.__version__)"],
+                                 capture_output=True, text=True).stdout.strip()
+        with multiprocessing.Pool(2) as pool:  # its semaphores live in /dev/shm
+            squares = pool.map(square, [1, 2, 3])
+        import matplotlib.pyplot as plt
+        plt.plot([1, 2])
+        plt.title("a title")
+        plt.savefig("plot.png")
+        return [kept, os.path.expanduser("~") == os.getcwd(), getpass.getuser(), bool(version), squares,
+                os.path.getsize("plot.png") > 0]
+''')
+
+
+def test_everyday_code_works_in_the_view_and_prints_nothing_of_it(gradescope, tmp_path):
+    (tmp_path / "mod.py").write_text(EVERYDAY)
+    isolation = detect_isolation(gradescope.python)
+    assert isolation.namespaces, isolation.off
+    spec = WorkerSpec({"mod.py": tmp_path / "mod.py"}, None, Limits(), isolation)
+    with WorkerSession(spec, 60, "1") as worker:
+        result = worker.call("mod.everyday")
+    assert result.value == ["kept", True, "student", True, [1, 4, 9], True]
+    assert result.output == ""  # no library complains of what the view leaves out (fontconfig did)

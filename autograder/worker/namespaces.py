@@ -46,8 +46,10 @@ _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 # The system's programs and libraries, seen read-only: what a C extension loaded later links against.
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Host files copied into the view's /etc: the dynamic loader's cache (libraries in multiarch
-# folders), and the time zone.
+# folders), and the time zone. Fontconfig's folder is shown read-only: without it, the library
+# prints "Cannot load default config file" into the student's feedback when matplotlib draws text.
 _ETC_FILES = ("ld.so.cache", "localtime")
+_ETC_FOLDERS = ("/etc/fonts",)
 _DEVICES = ("null", "zero", "full", "random", "urandom")
 
 
@@ -226,7 +228,7 @@ def build_view(view: View, uid: int, gid: int) -> str | None:
         os.makedirs(_inside(root, folder))
         _tmpfs(_inside(root, folder), view.tmp_mb)
     bound: list[str] = []
-    for path in SYSTEM_FOLDERS + view.runtime:
+    for path in SYSTEM_FOLDERS + _ETC_FOLDERS + view.runtime:
         _mirror(root, path, bound)
     _etc(root, uid, gid, view.scratch)
     _dev(root, view.tmp_mb)
