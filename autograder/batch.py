@@ -36,7 +36,7 @@ from autograder import gradebook
 from autograder.config import PACKAGE_ROOT, Assignment, ConfigError, load_assignment
 from autograder.export import Export, ExportEntry, load_export
 from autograder.grading import fallback_results, grade_or_fallback, module_names
-from autograder.isolation import Isolation, detect_isolation
+from autograder.isolation import Isolation, detect_isolation, require_linux_worker
 from autograder.reference import load_reference
 from autograder.report import print_statistics
 from autograder.results import GradescopeResults, read_results, write_atomically, write_results
@@ -251,6 +251,7 @@ class _Batch:
 
     def grade(self, todo: list[_Job], jobs: int, without_isolation: bool = False) -> None:
         # Probed once, not for every submission; the staff should know what is off.
+        require_linux_worker("grade-batch")  # --without-isolation or not
         isolation = detect_isolation()
         if not isolation.namespaces and not without_isolation:
             why = dict(isolation.off).get("namespaces", "")

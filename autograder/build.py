@@ -4,7 +4,9 @@ Gradescope unpacks the zip into ``ROOT/source`` (ROOT is ``/autograder``), runs 
 once when it builds the image, and runs ``run_autograder`` for every submission. The zip holds:
 
 - ``setup.sh`` and ``run_autograder`` (from ``autograder/gradescope_files/``, named for the assignment);
-- ``requirements.txt``: the framework's pinned dependencies, exactly as in ``pyproject.toml``;
+- ``requirements.txt``: the lock of the Gradescope image the zip is built for (``--image``): every
+  package pinned for that image's Python (:mod:`autograder.dependencies`); ``setup.sh`` refuses
+  another Python, so a TA who picked another image in Gradescope learns it when the image is built;
 - ``autograder/``: the framework, with no assignment but this one under ``autograder/assignments/``;
 - ``solutions/NAME/``: the reference (symbolic links followed);
 - ``assignment/NAME/...``: the starter's given files that the student's code imports.
@@ -19,7 +21,6 @@ is replaced, never written through, and a symbolic link there is refused.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import stat
 import tempfile
@@ -27,9 +28,9 @@ import zipfile
 from pathlib import Path
 
 from autograder.config import PACKAGE_ROOT, Assignment
+from autograder.dependencies import DEFAULT_IMAGE, IMAGES, Image
 from autograder.safe_files import mode_at
 
-_DISTRIBUTION = "nlp-autograder"
 _SCRIPTS = ("setup.sh", "run_autograder")
 _TEMPLATES = "gradescope_files"
 _SKIPPED = {"__pycache__", ".pytest_cache"}
@@ -39,20 +40,6 @@ _ELSEWHERE = "choose another --out, e.g. in a folder made by mktemp -d"
 
 class BuildError(Exception):
     """The zip cannot be built; the message says what to do."""
-
-
-def requirements() -> str:
-    """The pinned dependencies of the installed framework, one per line, without optional extras."""
-    try:
-        required = importlib.metadata.requires(_DISTRIBUTION) or []
-    except importlib.metadata.PackageNotFoundError:
-        raise BuildError(f"the {_DISTRIBUTION} package is not installed, so its pinned requirements "
-                         "are unknown; run ./setup.sh first") from None
-    pinned = [line for line in required if "extra ==" not in line]
-    loose = [line for line in pinned if "==" not in line]
-    if loose:
-        raise BuildError(f"unpinned requirements in pyproject.toml: {', '.join(loose)}; pin them (==)")
-    return "".join(line + "\n" for line in pinned)
 
 
 def _files(folder: Path) -> list[Path]:
@@ -135,14 +122,24 @@ def _replace(temporary: Path, out: Path) -> None:
         raise BuildError(f"cannot replace {out}: {exc.strerror}; {_ELSEWHERE}") from None
 
 
-def build(assignment: Assignment, out: Path) -> list[str]:
-    """Write the Gradescope zip of ``assignment`` to ``out`` (mode 0600); returns the names it holds."""
+def _script(name: str, assignment: Assignment, image: Image) -> bytes:
+    text = (PACKAGE_ROOT / _TEMPLATES / name).read_text(encoding="utf-8")
+    values = {"ASSIGNMENT": assignment.name, "IMAGE": image.title, "PYTHON": image.python,
+              "IMAGES": ", ".join(IMAGES)}
+    for key, value in values.items():
+        text = text.replace(f"@{key}@", value)
+    return text.encode()
+
+
+def build(assignment: Assignment, out: Path, image: Image | None = None) -> list[str]:
+    """Write the Gradescope zip of ``assignment`` for ``image`` (default: Gradescope's default image)
+    to ``out`` (mode 0600); returns the names it holds."""
+    image = image or IMAGES[DEFAULT_IMAGE]
     out = Path(out)
     _check_destination(out)
-    generated = {"requirements.txt": requirements().encode()}
+    generated = {"requirements.txt": image.lock().encode()}
     for script in _SCRIPTS:
-        text = (PACKAGE_ROOT / _TEMPLATES / script).read_text()
-        generated[script] = text.replace("@ASSIGNMENT@", assignment.name).encode()
+        generated[script] = _script(script, assignment, image)
     files = contents(assignment)
     handle, temporary = _private_file_beside(out)
     try:

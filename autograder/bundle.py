@@ -5,7 +5,10 @@
     DIR/<starter files>        the stubs and the given code (exactly assignment/NAME)
     DIR/NAME.ipynb             the handout as a notebook, with a cell for every written answer
     DIR/written.md             the same questions as a Markdown answer sheet
-    DIR/requirements.txt       the pinned packages the self-check needs
+    DIR/requirements.txt       the pinned packages the self-check needs (per Python, by markers)
+    DIR/requirements-notebook.txt  those and Jupyter's notebook, to open the handout in a browser
+    DIR/README.md              for the student: set up, read the handout, check, train, submit
+    DIR/data/FOLDER/           the data run.py trains on, with its licence (:mod:`autograder.dataset`)
     DIR/autograder/            the framework, without other assignments and without hidden tests,
                                plus the public tests' expected values, recorded from the reference
 
@@ -24,8 +27,9 @@ import re
 import shutil
 from pathlib import Path
 
-from autograder.build import requirements
 from autograder.config import PACKAGE_ROOT, Assignment, ConfigError
+from autograder.dataset import copy_dataset, find_dataset
+from autograder.dependencies import notebook_requirements, requirements
 from autograder.expected import LiveReference, RecordingReference
 from autograder.grading import grade, module_names
 from autograder.handout.build import build
@@ -44,6 +48,8 @@ def _framework_filter(assignment: Assignment):
             skipped |= {n for n in names if (here / n).is_dir() and n != assignment.name}
         if here == PACKAGE_ROOT / "assignments" / assignment.name:
             skipped |= {"hidden_tests.py"}
+        if here == PACKAGE_ROOT:  # the templates of the bundle and the zip, filled in where they go
+            skipped |= {"bundle_files", "gradescope_files"}
         return skipped
 
     return ignore
@@ -64,11 +70,16 @@ def record_expected_values(assignment: Assignment, path: Path) -> None:
     recorder.save(path)
 
 
-def write_bundle(assignment: Assignment, out: Path, *, force: bool = False) -> list[Path]:
-    """Write the student bundle of ``assignment`` into ``out``; returns the files written."""
+def write_bundle(assignment: Assignment, out: Path, *, force: bool = False, data: Path | None = None,
+                 with_data: bool = True) -> list[Path]:
+    """Write the student bundle of ``assignment`` into ``out``; returns the files written. ``data``:
+    the folder of the config's dataset (default: found as :func:`autograder.dataset.find_dataset`
+    says); ``with_data=False`` leaves it out, and the README tells students where to get it."""
     out = Path(out).resolve()
     if out == assignment.starter_dir.resolve():
         raise ReleaseError(f"{out} holds the committed starter files only; write it with --starter-only")
+    dataset = assignment.config.dataset if with_data else None
+    source = find_dataset(dataset, data) if dataset else None  # before anything is written
     handout_files = build(assignment)
     written = release(assignment, out, force=force)
     framework = out / "autograder"
@@ -76,16 +87,40 @@ def write_bundle(assignment: Assignment, out: Path, *, force: bool = False) -> l
     record_expected_values(assignment, out / assignment.recording.relative_to(assignment.root))
     extra = {out / f"{assignment.name}.ipynb": handout_files[_handout(assignment, f"{assignment.name}.ipynb")],
              out / "written.md": handout_files[_handout(assignment, f"{assignment.name}_answers.md")],
-             out / "requirements.txt": requirements().encode()}
-    for path, data in extra.items():
-        path.write_bytes(data)
-    files = written + list(extra) + sorted(p for p in framework.rglob("*") if p.is_file())
+             out / "requirements.txt": requirements().encode(),
+             out / "requirements-notebook.txt": notebook_requirements().encode(),
+             out / "README.md": student_readme(assignment, shipped=source is not None).encode()}
+    for path, content in extra.items():
+        path.write_bytes(content)
+    shipped = copy_dataset(dataset, source, out) if dataset and source else []
+    files = written + list(extra) + shipped + sorted(p for p in framework.rglob("*") if p.is_file())
     found = leaks(assignment, out)
     if found:
         shutil.rmtree(out)
         raise ReleaseError("the bundle would contain parts of the reference, the hidden tests or the "
                            "answers of written questions, so it was removed:\n  " + "\n  ".join(found[:20]))
     return files
+
+
+def student_readme(assignment: Assignment, *, shipped: bool) -> str:
+    """The bundle's README.md, from the template in bundle_files/ (filled for this assignment)."""
+    config = assignment.config
+    dataset = config.dataset
+    if dataset is None:
+        data = "run.py needs no data beyond what is in this folder."
+    elif shipped:
+        data = (f"run.py trains on {dataset.title}, which is in `data/{dataset.folder}/` ({dataset.licence}; "
+                "`SOURCE.md` there says where it comes from); it finds it there by itself.")
+    else:
+        data = (f"run.py trains on {dataset.title}. Download {', '.join(dataset.files)} from "
+                f"{dataset.source} into `data/{dataset.folder}/` beside run.py (or pass `--data FOLDER`).")
+    values = {"NAME": assignment.name, "TITLE": config.title, "DATA": data,
+              "FIRST": config.submission_files[0],
+              "FILES": ", ".join(f"`{name}`" for name in config.submission_files)}
+    text = (PACKAGE_ROOT / "bundle_files" / "README.md").read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace(f"@{key}@", value)
+    return text
 
 
 def _handout(assignment: Assignment, name: str) -> Path:
@@ -147,9 +182,12 @@ def leaks(assignment: Assignment, bundle: Path) -> list[str]:
     code, hidden, answers = (_solution_lines(assignment), _hidden_test_names(assignment),
                              _reference_answer_lines(assignment))
     finders = answer_finders(assignment)
+    dataset = assignment.config.dataset
     found = []
     for path in sorted(p for p in bundle.rglob("*") if p.is_file()):
         relative = path.relative_to(bundle).as_posix()
+        if dataset and relative.startswith(f"data/{dataset.folder}/"):
+            continue  # the public dataset, copied as it is: megabytes that hold nothing of ours
         if "solutions" in path.parts or path.name == "hidden_tests.py":
             found.append(f"{relative}: a file of solutions/ or the hidden tests")
             continue

@@ -8,6 +8,9 @@ from pathlib import Path
 
 from autograder.build import BuildError
 from autograder.config import Assignment, ConfigError, available_assignments, load_assignment
+from autograder.dataset import DatasetError
+from autograder.dependencies import DEFAULT_IMAGE, IMAGES, DependencyError
+from autograder.isolation import PORTABLE_ENV, NeedsLinux
 from autograder.release import ReleaseError
 from autograder.results import UnsafeDestination
 
@@ -26,11 +29,12 @@ EPILOG = """examples:
 
 def _grade(args: argparse.Namespace) -> int:
     from autograder.grading import grade_or_fallback, summarize
-    from autograder.isolation import detect_isolation
+    from autograder.isolation import detect_isolation, require_linux_worker
     from autograder.report import print_table
     from autograder.results import write_results
 
     assignment = load_assignment(args.assignment)
+    require_linux_worker("grade")
     isolation = detect_isolation()
     for name, why in isolation.off:  # for whoever runs this; never in results.json
         print(f"protection off: {name}: {why}", file=sys.stderr)
@@ -75,19 +79,26 @@ def _release(args: argparse.Namespace) -> int:
     from autograder.release import release
 
     assignment = load_assignment(args.assignment)
-    write = release if args.starter_only else write_bundle
-    written = write(assignment, Path(args.out), force=args.force)
+    if args.starter_only:
+        written = release(assignment, Path(args.out), force=args.force)
+    else:
+        written = write_bundle(assignment, Path(args.out), force=args.force,
+                               data=Path(args.data) if args.data else None, with_data=not args.without_data)
     print(f"wrote {len(written)} files to {args.out}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
+    from autograder.isolation import detect_isolation
     from autograder.results import write_results
     from autograder.selfcheck import print_check, run_check
 
     assignment = load_assignment(args.assignment)
     folder = Path(args.folder) if args.folder else assignment.starter_dir
-    check = run_check(assignment, folder)
+    isolation = detect_isolation(force_portable=args.portable)
+    for line in isolation.notice():  # once, before the results: what is off, and why
+        print(line)
+    check = run_check(assignment, folder, isolation)
     print_check(assignment, folder, check)
     if args.results:
         write_results(check.results, Path(args.results))
@@ -189,9 +200,11 @@ def _handouts(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from autograder.build import build
 
-    names = build(load_assignment(args.assignment), Path(args.out))
-    print(f"wrote {args.out} ({len(names)} files, readable by you only); test it before uploading: "
-          "README.md, 'Upload to Gradescope (test the zip locally first)'")
+    image = IMAGES[args.image]
+    names = build(load_assignment(args.assignment), Path(args.out), image)
+    print(f"wrote {args.out} ({len(names)} files, readable by you only) for Gradescope's {image.title} "
+          f"image (Python {image.python}): choose that base image in the autograder settings. Test the "
+          "zip before uploading: README.md, 'Upload to Gradescope (test the zip locally first)'")
     return 0
 
 
@@ -259,9 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
         "release", help="write the student bundle (starter, handout notebook, self-check) to --out",
         description="Write what students download to --out: the starter (every solution block of\n"
                     "solutions/ASSIGNMENT replaced by a stub raising NotImplementedError), the handout\n"
-                    "notebook ASSIGNMENT.ipynb, the answer sheet written.md, requirements.txt, and the\n"
-                    "framework without hidden tests, with the public tests' expected values recorded\n"
-                    "from the reference, so that 'python -m autograder check' works there. The bundle is\n"
+                    "notebook ASSIGNMENT.ipynb, the answer sheet written.md, requirements.txt (and\n"
+                    "requirements-notebook.txt), a README.md for the student, the data run.py trains on\n"
+                    "with its licence (data/FOLDER/, from --data, the config's environment variable such\n"
+                    "as UD_EWT_DIR, or shared/data/FOLDER above the repository), and the framework\n"
+                    "without hidden tests, with the public tests' expected values recorded from the\n"
+                    "reference, so that 'python -m autograder check' works there. The bundle is\n"
                     "refused if it would contain anything of solutions/ or the hidden tests.\n"
                     "--starter-only writes the starter alone: the committed assignment/ASSIGNMENT must\n"
                     "equal that output (a test checks it).",
@@ -273,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--force", action="store_true", help="replace the contents of a non-empty --out")
     release.add_argument("--starter-only", action="store_true",
                          help="only the starter files (what assignment/ASSIGNMENT holds)")
+    release.add_argument("--data", metavar="DIR", help="the folder of the data run.py trains on "
+                         "(default: found as described above)")
+    release.add_argument("--without-data", action="store_true",
+                         help="leave the data out; the README then tells students where to download it")
     release.set_defaults(run=_release)
 
     check = commands.add_parser(
@@ -280,14 +300,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the public tests on the files in FOLDER exactly as Gradescope runs them (your\n"
                     "code in a separate, limited process) and print every failing test's message. Also\n"
                     "says how many points are in hidden tests, graded after the deadline, and in written\n"
-                    "answers graded by hand. Exit status 0 when every public test passes, else 1.",
+                    "answers graded by hand. Exit status 0 when every public test passes, else 1.\n"
+                    "Gradescope's sandbox needs Linux: on Windows and macOS (or with --portable, or\n"
+                    f"{PORTABLE_ENV}=1) your code runs in a plain subprocess per question, with the same\n"
+                    "tests, time limits and messages but without memory or process limits, a private view\n"
+                    "of the files, the network block, a separate user or seccomp; check says so first.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  python -m autograder check word2vec            # in the folder of the bundle\n"
-               "  python -m autograder check parser assignment/parser")
+               "  python -m autograder check parser assignment/parser\n"
+               "  python -m autograder check word2vec --portable # as on Windows and macOS")
     check.add_argument("assignment", help=f"assignment name ({names})")
     check.add_argument("folder", nargs="?", metavar="FOLDER",
                        help="the folder with your files (default: the bundle's folder, or assignment/NAME)")
     check.add_argument("--results", metavar="PATH", help="also write the results as Gradescope's results.json")
+    check.add_argument("--portable", action="store_true",
+                       help="run your code in plain subprocesses, as on Windows and macOS, even on Linux "
+                            f"(the same as setting {PORTABLE_ENV}=1)")
     check.set_defaults(run=_check)
 
     written = commands.add_parser(
@@ -379,15 +407,22 @@ def build_parser() -> argparse.ArgumentParser:
         "build", help="write the Gradescope autograder zip of one assignment",
         description="Write the zip to upload as a Gradescope autograder: setup.sh and run_autograder at\n"
                     "its top, the framework with only this assignment's config, tests and fixtures, its\n"
-                    "reference solution, the starter's given files and the pinned requirements.\n"
-                    "setup.sh installs into a venv and creates the user the students' code runs as.\n"
+                    "reference solution, the starter's given files and the lock of the Gradescope base\n"
+                    "image you will choose for it (--image): every package pinned for that image's Python.\n"
+                    "setup.sh installs into a venv, refuses another Python than the image's, and creates\n"
+                    "the user the students' code runs as.\n"
                     "The zip is readable by you only (0600): it holds the reference and the hidden tests,\n"
                     "so keep it where students' code graded on this machine cannot reach it either.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog='example:\n  python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"')
+        epilog='examples:\n  python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"\n'
+               '  python -m autograder build parser --image ubuntu-24.04 --out "$(mktemp -d)/parser.zip"')
     build.add_argument("assignment", help=f"assignment name ({names})")
     build.add_argument("--out", required=True, metavar="ZIP",
                        help="the zip to write; a file there is replaced, a symbolic link refused")
+    build.add_argument("--image", choices=sorted(IMAGES), default=DEFAULT_IMAGE,
+                       help="the base image you choose in Gradescope's autograder settings: "
+                            + ", ".join(f"{i.name} ({i.title}, Python {i.python})" for i in IMAGES.values())
+                            + " (default: %(default)s)")
     build.set_defaults(run=_build)
 
     gradescope = commands.add_parser(
@@ -406,10 +441,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_output() -> None:
+    """Characters the terminal's encoding lacks (a Windows code page) print as '?', not as a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # absent where a caller swapped the stream
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        # surrogateescape raises as strict does on what it cannot encode: Python's choice under an ASCII locale
+        raises = getattr(stream, "errors", None) in ("strict", "surrogateescape")
+        if reconfigure is not None and encoding != "utf8" and raises:
+            reconfigure(errors="replace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _tolerant_output()
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (BuildError, ConfigError, ReleaseError, UnsafeDestination) as exc:
+    except (BuildError, ConfigError, DatasetError, DependencyError, NeedsLinux, ReleaseError,
+            UnsafeDestination) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

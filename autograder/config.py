@@ -107,6 +107,22 @@ def _check_written_id(value: str) -> str:
     return value
 
 
+class Dataset(_Strict):
+    """Public data the assignment's run.py trains on, shipped in the student bundle with its licence
+    (``release`` copies it into ``data/FOLDER/``; run.py looks there first)."""
+
+    folder: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", description="its folder name, here and in the bundle")
+    title: str
+    files: list[str] = Field(min_length=1, description="the files run.py reads")
+    licence: str = Field(description="the licence's name, e.g. 'CC BY-SA 4.0'")
+    licence_file: str = Field("LICENSE.txt", description="the licence's text, in the data folder")
+    notices: list[str] = Field(default_factory=list,
+                               description="more files of the data folder the licence asks to keep "
+                                           "(authors, citation)")
+    source: str = Field(description="where it comes from (a URL)")
+    environment: str = Field(description="the environment variable that points run.py at the folder")
+
+
 class AssignmentConfig(_Strict):
     name: str
     title: str
@@ -123,6 +139,7 @@ class AssignmentConfig(_Strict):
         default_factory=list, description="written questions graded by hand (see export-written)")
     answer_files: list[str] = Field(
         default_factory=list, description="where students may put their written answers (one of them)")
+    dataset: Dataset | None = Field(None, description="the data run.py trains on, shipped in the bundle")
 
     @model_validator(mode="after")
     def _consistent(self) -> "AssignmentConfig":
@@ -207,7 +224,7 @@ def available_assignments() -> list[str]:
 
 def load_config(path: Path) -> AssignmentConfig:
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))  # not the locale's: a Windows code page
         return AssignmentConfig.model_validate(data)
     except FileNotFoundError:
         raise ConfigError(f"no config at {path}") from None

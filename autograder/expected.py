@@ -185,7 +185,8 @@ class RecordedReference:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         try:
-            descriptor = os.open(self.path, os.O_RDONLY)
+            # O_BINARY: Windows opens in text mode otherwise, which turns \r\n into \n and ends at a Ctrl-Z
+            descriptor = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         except OSError as exc:
             raise ExpectedValueMissing(f"cannot read the expected values {self.path} ({exc}); "
                                        "download the assignment bundle again") from None

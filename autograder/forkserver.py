@@ -5,7 +5,8 @@ One :class:`ForkServer` serves one grading: the import check and every question.
 assignment's fixtures and the libraries the reference uses once, and from then on each worker costs
 a fork instead of a new Python and those imports.
 The grader hands it each worker's pipes and output file as file descriptors, over a socket only the
-two of them hold.
+two of them hold. All of it is Linux; the module imports anywhere (grading imports it), and what
+only Linux has is imported when a fork server starts.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import time
 
 from autograder.config import PACKAGE_ROOT
 from autograder.protocol import ReadTimeout
-from autograder.worker import supervisor
 from autograder.worker.forkserver import KILL_ROUNDS, receive, send
 
 # The fork server stops a supervisor in rounds of at most a second; allow for all of them.
@@ -109,6 +109,8 @@ class ForkServer:
         self.close()
 
     def _launch(self) -> None:
+        from autograder.worker import supervisor
+
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # The grader's home, where the libraries it imports find the caches they keep (matplotlib's
         # font list, a quarter of a second to rebuild); each worker gets a home of its own.

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from autograder.config import ConfigError, load_assignment
 from autograder.grading import fallback_results, grade_or_fallback, summarize
-from autograder.isolation import detect_isolation
+from autograder.isolation import NeedsLinux, detect_isolation, require_linux_worker
 from autograder.report import print_table
 from autograder.results import GradescopeResults, write_results
 
@@ -103,12 +103,16 @@ def run(assignment_name: str, root: Path) -> int:
         return 2
     crash = None
     try:
+        require_linux_worker("gradescope")  # before hardening, which is Linux's too
         report = harden(layout)
         isolation = detect_isolation()
         print("Protections for this run (this output is for the staff; students do not see it):")
         for line in report + isolation.report(assignment.config.limits):
             print(f"  {line}")
         results, crash = grade_or_fallback(assignment, layout.submission, isolation=isolation)
+    except NeedsLinux as exc:  # results that say so, and the reason without a traceback
+        results = fallback_results(assignment.config, str(exc), time.monotonic() - started)
+        crash = f"error: {exc}"
     except Exception as exc:  # hardening or the probe failed: still write results that say so
         results = fallback_results(assignment.config, f"{type(exc).__name__}: {exc}",
                                    time.monotonic() - started)

@@ -3,8 +3,10 @@
 First one worker imports every submitted module (the import check of :mod:`autograder.preflight`);
 then for each question of the config, a fresh worker (with that question's time budget) runs the
 student's code; the tests in this process compare its raw outputs with the reference. Every worker
-is forked by one fork server per grading (:mod:`autograder.forkserver`). The assembled results
-always list every declared question with its full points, whatever happened.
+is forked by one fork server per grading (:mod:`autograder.forkserver`); on the portable path (off
+Linux, for the self-check: :mod:`autograder.isolation`) each is a plain subprocess instead
+(:mod:`autograder.portable`). The assembled results always list every declared question with its
+full points, whatever happened.
 """
 
 from __future__ import annotations
@@ -49,10 +51,13 @@ class QuestionSummary:
         return "partial" if self.score > 0 else "failed"
 
 
-# The worker's scratch folder (sandbox.py: mkdtemp(prefix="ag-worker-")) has a random name; it shows up
-# where the student's code prints a path (warnings name the file). Cut it, as the worker already does
-# in tracebacks, so that the same submission always gets the same feedback.
-_SCRATCH_PATH = re.compile(r"(?:/[^/\s'\"]+)*/ag-worker-[A-Za-z0-9_]+/")
+# The worker's scratch folder (sandbox.py, portable.py: mkdtemp(prefix="ag-worker-")) has a random name;
+# it shows up where the student's code prints a path (warnings name the file). Cut it, as the worker
+# already does in tracebacks, so that the same submission always gets the same feedback. On Windows
+# (the portable path) it is C:\Users\A Student\...\Temp\ag-worker-...\, spaces and all.
+_SCRATCH_PATH = re.compile(r"(?:(?:/[^/\s'\"]+)*/"  # POSIX
+                           r"|[A-Za-z]:(?:\\[^\\/:*?\"<>|\r\n]+)*\\)"  # Windows
+                           r"ag-worker-[A-Za-z0-9_]+[\\/]")
 
 
 def question_of(number: str) -> str:
@@ -76,7 +81,8 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
           reference: SimpleNamespace | None = None, isolation: Isolation | None = None,
           expected: ReferenceCalls | None = None,
           sessions: SessionFactory | None = None) -> GradescopeResults:
-    """``isolation``: how workers run; by default every protection this machine allows.
+    """``isolation``: how workers run; by default every protection this machine allows (off Linux,
+    the portable path's plain subprocesses, which only the self-check may take).
     ``expected``: what answers the public tests' ``self.expect``; by default the reference solution
     (the student bundle, which has none, passes its recording).
     ``sessions``: for benchmarks only, which time the same grading with the student's code run in
@@ -87,7 +93,11 @@ def grade(assignment: Assignment, submission_dir: Path, *, include_hidden: bool 
     submission = locate(submission_dir, config.submission_files)
     isolation = isolation or detect_isolation()
     with ExitStack() as stack:
-        if sessions is None:
+        if sessions is None and isolation.portable:
+            from autograder.portable import PortableSession  # the self-check off Linux only
+
+            sessions = PortableSession
+        elif sessions is None:
             # Entered first: the fork server's imports then run while this process loads the tests,
             # the reference and the answers below. One for the import check and every question.
             forkserver = stack.enter_context(ForkServer(isolation.python, assignment.fixtures_module,

@@ -15,6 +15,11 @@ Whether the machine allows them is found out, not assumed: a probe process runs 
 worker will run (:mod:`autograder.worker.confine`) and reports which failed. Those are off, with the
 reason, for the staff to read; the worker is only ever asked for steps that worked in the probe, and
 refuses to run student code if one of them then fails.
+
+None of that exists but on Linux. Elsewhere (Windows, macOS), or when asked for (``check --portable``,
+:data:`PORTABLE_ENV`), the decision is the portable path: each worker is a plain subprocess
+(:mod:`autograder.portable`) with the time limits and nothing else. Only the students' self-check may
+take it; the staff's commands refuse it (:func:`require_linux_worker`).
 """
 
 from __future__ import annotations
@@ -22,17 +27,23 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import pwd
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, replace
 
 from autograder.config import PACKAGE_ROOT, Limits
-from autograder.worker import supervisor
 
 WORKER_USER = "ag-worker"
 CREATE_USER = f"useradd --system --user-group --no-create-home --shell /usr/sbin/nologin {WORKER_USER}"
+PORTABLE_ENV = "AUTOGRADER_PORTABLE"  # set to 1: the portable path even on Linux (to try it there)
+# What the portable path does without, in the words the student reads.
+PORTABLE_OFF = ("memory and process limits", "a private view of the files", "the network block",
+                "a separate user", "the system-call filter (seccomp)")
+
+
+class NeedsLinux(Exception):
+    """A staff command was asked to grade where the Linux worker cannot run; the message says so."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,7 @@ class Isolation:
     namespaces: bool = False  # a pid namespace and a file system view of its own per worker
     user_namespace: bool = False  # entered through a user namespace (the grader is not root)
     off: tuple[tuple[str, str], ...] = ()  # (protection, why it is off)
+    portable: bool = False  # plain subprocesses, not the Linux worker (autograder.portable)
 
     def plan(self) -> dict:
         """The confinement steps, as :class:`autograder.worker.confine.Plan` reads them (the view,
@@ -63,6 +75,9 @@ class Isolation:
 
     def report(self, limits: Limits) -> list[str]:
         """One line per protection, on or off, for the staff (never for the student)."""
+        if self.portable:
+            off = [f"off: {name}: {why}" for name, why in self.off]
+            return ["on:  a plain subprocess per question, with its time limit"] + off
         on = []
         if self.namespaces:
             how = "a user namespace (not root)" if self.user_namespace else "root"
@@ -78,15 +93,62 @@ class Isolation:
         on.append(f"limits: a time limit per question, {limits.memory_mb} MB of memory, files up to "
                   f"{limits.file_size_mb} MB, {limits.open_files} open files, replies up to "
                   f"{limits.reply_mb} MB ({limits.reply_json_mb} MB outside numpy arrays), printed output kept up to {limits.output_kb} KB per call")
-        if self.user or os.geteuid() != 0:
+        if self.user or not _is_root():
             on.append(f"limits: at most {limits.processes} more processes")
         on.append("cleanup: every process the student's code starts is killed when its worker ends, "
                   "even one that left its session")
         return [f"on:  {line}" for line in on] + [f"off: {name}: {why}" for name, why in self.off]
 
+    def notice(self) -> list[str]:
+        """On the portable path, what the student is told once, before the results: what is off, and why."""
+        if not self.portable:
+            return []
+        why = self.off[0][1] if self.off else "it was asked for"
+        return [f"Note: your code runs in a plain separate process here, because {why}.",
+                f"Off here, unlike on Gradescope: {', '.join(name for name, _ in self.off)}. "
+                "The tests, time limits and messages are the same."]
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0  # Windows has no euid, and no root
+
+
+def _system() -> str:
+    return {"win32": "Windows", "darwin": "macOS"}.get(sys.platform, sys.platform)
+
+
+def portable_reason(forced: bool = False) -> str | None:
+    """Why workers take the portable path here (for the student), or None where the Linux worker runs."""
+    if not sys.platform.startswith("linux"):
+        return f"this computer runs {_system()}, and Gradescope's sandbox needs Linux"
+    if forced:
+        return "--portable was given"
+    if os.environ.get(PORTABLE_ENV, "").strip() not in ("", "0"):
+        return f"{PORTABLE_ENV} is set"
+    return None
+
+
+def portable_isolation(why: str, python: str | None = None) -> Isolation:
+    """The portable path's decision: everything of the Linux worker off, for the reason ``why``."""
+    return Isolation(python=python or sys.executable, portable=True,
+                     off=tuple((name, why) for name in PORTABLE_OFF))
+
+
+def require_linux_worker(command: str) -> None:
+    """The staff's commands grade with the Linux worker only, never on the portable path: they call
+    this first, before they change or probe anything."""
+    why = portable_reason()
+    if why is not None:
+        unset = f" with {PORTABLE_ENV} unset" if PORTABLE_ENV in why else ""
+        raise NeedsLinux(f"'{command}' grades only with the Linux worker (namespaces, seccomp, resource "
+                         f"limits, a separate user), which cannot be used here: {why}. Run it on Linux"
+                         f"{unset}; the portable path is for the students' self-check only.")
+
 
 def _probe(python: str, plan: dict) -> dict[str, str]:
     """Runs the confinement ``plan`` in a throwaway process: ``{step: why it failed}``."""
+    from autograder.worker import supervisor  # Linux only, as the worker it probes for
+
     with tempfile.TemporaryDirectory(prefix="ag-probe-") as folder:
         scratch, root = os.path.join(folder, "scratch"), os.path.join(folder, "root")
         os.mkdir(scratch)
@@ -111,6 +173,8 @@ def _probe(python: str, plan: dict) -> dict[str, str]:
 
 
 def _worker_user(user_name: str, off: list[tuple[str, str]]) -> WorkerUser | None:
+    import pwd  # POSIX only; asked for as root on Linux only
+
     try:
         entry = pwd.getpwnam(user_name)
     except KeyError:
@@ -120,9 +184,14 @@ def _worker_user(user_name: str, off: list[tuple[str, str]]) -> WorkerUser | Non
     return WorkerUser(user_name, entry.pw_uid, entry.pw_gid)
 
 
-def detect_isolation(python: str | None = None, user_name: str = WORKER_USER) -> Isolation:
-    """Every protection this machine allows, for workers started with ``python``."""
+def detect_isolation(python: str | None = None, user_name: str = WORKER_USER, *,
+                     force_portable: bool = False) -> Isolation:
+    """Every protection this machine allows, for workers started with ``python``; the portable path
+    off Linux, or when ``force_portable`` or :data:`PORTABLE_ENV` asks for it."""
     python = python or sys.executable
+    why = portable_reason(force_portable)
+    if why is not None:
+        return portable_isolation(why, python)
     off: list[tuple[str, str]] = []
     root = os.geteuid() == 0
     user = _worker_user(user_name, off) if root else None

@@ -15,6 +15,7 @@ is imported by both sides, so it must stay free of grader-only imports.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -343,12 +344,30 @@ def encode_message(document: dict, payload: Any = None, key: str = "value") -> b
 Packed = bytes | list[bytes | memoryview]  # a message: bytes, or the buffers of pack_parts
 
 
+if hasattr(os, "writev"):
+    def _write_some(fd: int, parts: list[memoryview]) -> int:
+        return os.writev(fd, parts[:_IOV_MAX])
+else:  # Windows: one buffer per system call
+    def _write_some(fd: int, parts: list[memoryview]) -> int:
+        return os.write(fd, parts[0])
+
+
+if hasattr(os, "readv"):
+    def _read_into(fd: int, target: memoryview) -> int:
+        return os.readv(fd, [target])
+else:  # Windows: into the array's memory all the same, through a file object that leaves fd open
+    def _read_into(fd: int, target: memoryview) -> int:
+        with io.FileIO(fd, "rb", closefd=False) as stream:
+            return stream.readinto(target) or 0
+
+
 def write_all(fd: int, data: Packed) -> None:
-    """Writes ``data`` (bytes, or the buffers of :func:`pack_parts`, gathered by ``writev``) whole."""
+    """Writes ``data`` (bytes, or the buffers of :func:`pack_parts`, gathered by ``writev`` where
+    there is one) whole."""
     parts = [memoryview(p) for p in ([data] if isinstance(data, (bytes, bytearray, memoryview)) else data)]
     parts = [p for p in parts if p.nbytes]
     while parts:
-        written = os.writev(fd, parts[:_IOV_MAX])
+        written = _write_some(fd, parts)
         while written:
             if written >= parts[0].nbytes:
                 written -= parts.pop(0).nbytes
@@ -440,13 +459,15 @@ class FrameReader:
         del self._buffer[:done]
         while done < size:
             self._wait(deadline)
-            got = os.readv(self.fd, [target[done:]])
+            got = _read_into(self.fd, target[done:])
             if not got:
                 raise PeerClosed("the other side closed the channel")
             done += got
         return array
 
     def _wait(self, deadline: float | None) -> None:
+        # Only the Linux worker's grader reads with a deadline: select() takes no pipe on Windows,
+        # where the portable path reads without one, in a thread of its own (autograder.portable).
         if deadline is not None:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:

@@ -115,4 +115,5 @@ def _check_destination(path: Path) -> None:
 
 
 def read_results(path: Path) -> GradescopeResults:
-    return GradescopeResults.model_validate(json.loads(Path(path).read_text()))
+    # UTF-8, as write_atomically wrote it, not the locale's encoding (a Windows code page)
+    return GradescopeResults.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))

@@ -33,9 +33,14 @@ import secrets
 import stat
 from typing import Callable, TypeVar
 
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# Linux's flags, 0 where a system lacks one (Windows has none of them, macOS no O_PATH), so that
+# this module imports anywhere: mode_at serves results.json on every system, remove_tree the
+# Linux worker only (the portable path of autograder.portable removes its folders itself).
+_DIRECTORY, _NOFOLLOW, _CLOEXEC, _PATH = (getattr(os, f"O_{name}", 0)
+                                          for name in ("DIRECTORY", "NOFOLLOW", "CLOEXEC", "PATH"))
+_FOLDER = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 # Opens a folder without read permission on it, to change that permission (see _allow_folder).
-_FOLDER_HANDLE = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FOLDER_HANDLE = _PATH | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 # Opening with O_DIRECTORY | O_NOFOLLOW fails with these for anything but a folder (a link: either).
 _NOT_A_FOLDER = frozenset({errno.ENOTDIR, errno.ELOOP})
 # What a step meets when the entry changed kind or gained entries since it was looked at: try again.

@@ -9,11 +9,14 @@ A worker is two processes: a trusted supervisor (:mod:`autograder.worker.supervi
 grading's fork server (:mod:`autograder.forkserver`), and its child, which confines itself as
 :class:`autograder.isolation.Isolation` says and then runs the student's code. Stopping a worker kills
 every process below the supervisor, wherever the student's code put it.
+
+All of that is Linux. Where it cannot run, the self-check runs each worker as a plain subprocess
+instead (:mod:`autograder.portable`), through the same :class:`BudgetedSession`; so that this module
+imports on any system, what only Linux has is imported where it is used.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import signal
@@ -31,11 +34,9 @@ from autograder.isolation import Isolation, WorkerUser
 from autograder.protocol import (Decoder, DocumentTooLarge, Encoder, FrameReader, MessageTooLarge,
                                  Packed, PeerClosed, ProtocolError, ReadTimeout, pack_parts, write_all)
 from autograder.safe_files import remove_tree
-from autograder.worker import supervisor
 
 _ENCODED_KEYS = ("value", "fixtures", "args_after")
 _MB = 1024 * 1024
-_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)  # Linux; the name is in Python 3.10+
 
 
 # ----------------------------------------------------------------------------------------------
@@ -131,11 +132,11 @@ def _give_to(user: WorkerUser, folder: str) -> None:
     os.chown(folder, user.uid, user.gid, follow_symlinks=False)
 
 
-def _remove_folder(path: str) -> None:
+def remove_folder(path: str, remove: Callable[[str], None] = remove_tree) -> None:
     """Remove a worker's folder without following links its processes may have planted there; what
     cannot be removed is left for the staff, with a warning, rather than failing the grading."""
     try:
-        remove_tree(path)
+        remove(path)
     except OSError as exc:
         print(f"warning: could not remove the worker's folder {path} ({exc}); remove it by hand",
               file=sys.stderr)
@@ -166,6 +167,15 @@ class HelperAnswers(Protocol):
     def answer(self, document: dict, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed: ...
 
 
+def output_text(data: bytes, size: int, limit: int) -> str:
+    """A call's printed output for the feedback: ``data``, the first ``limit`` of its ``size`` bytes,
+    with a note of what was dropped."""
+    text = data.decode("utf-8", errors="replace")
+    if size > limit:
+        text += f"\n[... output truncated: {size - limit} more bytes not shown]"
+    return text
+
+
 def _decoded(document: dict, arrays: list) -> dict:
     """The encoded parts of a successful reply, decoded."""
     decoder = Decoder(arrays)
@@ -187,27 +197,69 @@ def _pipe() -> tuple[int, int]:
     """A pipe with a 1 MB buffer where the system allows it: a model's state crossing for every
     helper call of a training loop (error carried forward) then takes a few system calls, not one
     per 64 KB."""
+    import fcntl  # POSIX only, as the Linux worker these pipes are for
+
     read_end, write_end = os.pipe()
     try:
-        fcntl.fcntl(write_end, _F_SETPIPE_SZ, 1 << 20)
+        fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)  # Linux; named in Python 3.10+
     except OSError:  # over /proc/sys/fs/pipe-max-size for an unprivileged user: the default stays
         pass
     return read_end, write_end
 
 
-def _ask(process: "_Process", deadline: float, helpers: HelperAnswers | None,
+class Replies(Protocol):
+    """Where a worker's replies are read: a :class:`FrameReader` on its reply pipe, or the portable
+    path's reader thread. Raises :class:`ReadTimeout` when ``deadline`` passes first."""
+
+    def read(self, deadline: float | None = None) -> tuple[dict, list]: ...
+
+
+class WorkerProcess(Protocol):
+    """One running worker, as a session drives it: :class:`_Process`, or the portable path's."""
+
+    reader: Replies
+
+    def send(self, message: Packed) -> None:
+        """Write a request, or the answer to a helper call; BrokenPipeError once the worker is gone."""
+
+    def take_output(self) -> str: ...
+
+    def describe_exit(self) -> str: ...
+
+    def kill(self) -> None: ...
+
+
+def _ask(process: WorkerProcess, deadline: float, helpers: HelperAnswers | None,
          message: Packed) -> tuple[dict, list]:
     """Sends the worker ``message`` (a request, or the answer to a callback) and reads its answer,
     answering the helper calls the worker makes meanwhile (which may call back in turn)."""
-    write_all(process.request_w, message)
+    process.send(message)
     document, arrays = process.reader.read(deadline)
     while "helper" in document:
         if helpers is None:
             raise ProtocolError("a helper call that the request did not allow")
         answer = helpers.answer(document, arrays, partial(_ask, process, deadline, helpers))
-        write_all(process.request_w, answer)
+        process.send(answer)
         document, arrays = process.reader.read(deadline)
     return document, arrays
+
+
+def describe_exit_code(code: int | None) -> str:
+    """How the process that ran the student's code ended, for the student: ``code`` is its exit
+    status (negative: the signal that ended it), None if it is still running."""
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:  # a signal this system has no name for
+            name = f"signal {-code}"
+        hints = {"SIGKILL": " (killed: out of memory or over a limit?)",
+                 "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (segmentation fault)"}
+        return f"was killed by {name}{hints.get(name, '')}"
+    if code >= 0xC0000000:  # Windows: an NTSTATUS, the system ended it (access violation, stack overflow)
+        return f"crashed (Windows status 0x{code:08X})"
+    return f"exited with status {code} (sys.exit or os._exit in your code?)"
 
 
 class _Process:
@@ -245,30 +297,26 @@ class _Process:
         self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * _MB, spec.limits.reply_json_mb * _MB)
         self.output_limit = spec.limits.output_kb * 1024
 
+    def send(self, message: Packed) -> None:
+        write_all(self.request_w, message)
+
     def take_output(self) -> str:
         """Output written since the last call, cut to the limit with a note of what was dropped."""
         size = os.fstat(self.output_fd).st_size
-        text = os.pread(self.output_fd, min(size, self.output_limit), 0).decode("utf-8", errors="replace")
+        data = os.pread(self.output_fd, min(size, self.output_limit), 0)
         # Start the next call with an empty file: the file size limit then bounds each call's
         # output rather than everything printed since the worker started.
         os.ftruncate(self.output_fd, 0)
-        if size > self.output_limit:
-            text += f"\n[... output truncated: {size - self.output_limit} more bytes not shown]"
-        return text
+        return output_text(data, size, self.output_limit)
 
     def describe_exit(self) -> str:
+        from autograder.worker.supervisor import UNCONFINED_EXIT  # Linux only, as this worker
+
         code = self.forkserver.exit_code(self.pid, timeout=2) if self.pid is not None else None
-        if code is None:
-            return "stopped answering"
-        if code == supervisor.UNCONFINED_EXIT:
+        if code == UNCONFINED_EXIT:
             return ("could not be isolated, so your code was not run (a problem of the autograder; "
                     "please tell the course staff)")
-        if code < 0:
-            name = signal.Signals(-code).name
-            hints = {"SIGKILL": " (killed: out of memory or over a limit?)",
-                     "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (segmentation fault)"}
-            return f"was killed by {name}{hints.get(name, '')}"
-        return f"exited with status {code} (sys.exit or os._exit in your code?)"
+        return describe_exit_code(code)
 
     def kill(self) -> None:
         # Closing the request pipe first ends a worker that is still starting up as soon as it
@@ -285,13 +333,14 @@ class _Process:
                 self.forkserver.stop(self.pid)
                 self.pid = None
         finally:
-            _remove_folder(self.scratch)
-            _remove_folder(self.private)
+            remove_folder(self.scratch)
+            remove_folder(self.private)
 
 
 class Session(Protocol):
-    """What tests call the student's code through: a :class:`WorkerSession`, or, in a benchmark
-    only, a stand-in that runs the code in the grader's own process (benchmarks/in_process.py)."""
+    """What tests call the student's code through: a :class:`WorkerSession` (on the portable path, a
+    :class:`autograder.portable.PortableSession`), or, in a benchmark only, a stand-in that runs the
+    code in the grader's own process (benchmarks/in_process.py)."""
 
     def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0,
              helpers: HelperAnswers | None = None, **kwargs: Any) -> CallResult: ...
@@ -305,26 +354,21 @@ class Session(Protocol):
 SessionFactory = Callable[[WorkerSpec, float, str], Session]
 
 
-class WorkerSession:
-    """Calls into the student's code for one question, within one time budget.
+class BudgetedSession:
+    """Calls into the student's code for one question, within one time budget: the calls, their
+    errors and the budget, whatever runs the worker (a subclass's :meth:`_launch` says what)."""
 
-    Its workers are forked by ``forkserver``, which a grading shares between its sessions; without
-    one, the session starts a fork server of its own and stops it when it closes."""
-
-    def __init__(self, spec: WorkerSpec, budget_seconds: float, label: str,
-                 forkserver: ForkServer | None = None) -> None:
+    def __init__(self, spec: WorkerSpec, budget_seconds: float, label: str) -> None:
         self.spec = spec
         self.label = label
         self.budget = budget_seconds
         self.used = 0.0
         self.timed_out_on: str | None = None
-        self._process: _Process | None = None
-        self._own_forkserver = forkserver is None
-        self.forkserver = forkserver or ForkServer(spec.isolation.python, spec.fixtures_module)
-        if (self.forkserver.python, self.forkserver.fixtures_module) != (spec.isolation.python,
-                                                                         spec.fixtures_module):
-            raise ValueError("the fork server runs another Python or imports other fixtures than the "
-                             "worker needs; give the session a fork server made for its spec")
+        self._process: WorkerProcess | None = None
+
+    def _launch(self, deadline: float) -> WorkerProcess:
+        """Start a worker, which says it is ready on its reply channel; OSError if it cannot start."""
+        raise NotImplementedError
 
     @property
     def remaining(self) -> float:
@@ -390,10 +434,10 @@ class WorkerSession:
         self.used = self.budget
         self._stop()
 
-    def _ensure_started(self, deadline: float) -> _Process:
+    def _ensure_started(self, deadline: float) -> WorkerProcess:
         if self._process is None:
             try:
-                self._process = _Process(self.spec, deadline, self.forkserver)
+                self._process = self._launch(deadline)
             except OSError as exc:
                 raise WorkerCrashed(f"the process for your code could not be started ({exc})") from None
             hello, _ = self._process.reader.read(deadline)
@@ -407,15 +451,37 @@ class WorkerSession:
             self._process = None
 
     def close(self) -> None:
-        try:
-            self._stop()
-        finally:
-            if self._own_forkserver:
-                self.forkserver.close()
+        self._stop()
 
-    def __enter__(self) -> "WorkerSession":
+    def __enter__(self) -> BudgetedSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class WorkerSession(BudgetedSession):
+    """A :class:`BudgetedSession` whose workers are forked by ``forkserver``, which a grading shares
+    between its sessions; without one, the session starts a fork server of its own and stops it
+    when it closes."""
+
+    def __init__(self, spec: WorkerSpec, budget_seconds: float, label: str,
+                 forkserver: ForkServer | None = None) -> None:
+        super().__init__(spec, budget_seconds, label)
+        self._own_forkserver = forkserver is None
+        self.forkserver = forkserver or ForkServer(spec.isolation.python, spec.fixtures_module)
+        if (self.forkserver.python, self.forkserver.fixtures_module) != (spec.isolation.python,
+                                                                         spec.fixtures_module):
+            raise ValueError("the fork server runs another Python or imports other fixtures than the "
+                             "worker needs; give the session a fork server made for its spec")
+
+    def _launch(self, deadline: float) -> _Process:
+        return _Process(self.spec, deadline, self.forkserver)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._own_forkserver:
+                self.forkserver.close()
 

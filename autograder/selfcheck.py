@@ -2,8 +2,10 @@
 
 In the student bundle the expected values come from the recording made by ``release``; in the
 repository, from the reference. Either way the student's code runs in the same worker process with
-the same limits, so the messages are the ones Gradescope will show. What this cannot check is said
-plainly: the points of the hidden tests, and the written answers graded by hand.
+the same limits, so the messages are the ones Gradescope will show (off Linux, in a plain subprocess
+per question, with the same time limits and messages but without the Linux worker's protections:
+:mod:`autograder.portable`). What this cannot check is said plainly: the points of the hidden tests,
+and the written answers graded by hand.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rich.console import Console
 from autograder.config import Assignment
 from autograder.expected import RecordedReference
 from autograder.grading import grade, summarize
+from autograder.isolation import Isolation
 from autograder.report import print_table
 from autograder.results import GradescopeResults
 from autograder.runner import collect_tests
@@ -32,9 +35,11 @@ class SelfCheck:
         return all(test.status == "passed" for test in self.results.tests)
 
 
-def run_check(assignment: Assignment, folder: Path) -> SelfCheck:
+def run_check(assignment: Assignment, folder: Path, isolation: Isolation | None = None) -> SelfCheck:
+    """``isolation``: how the workers run (by default as :func:`autograder.isolation.detect_isolation`
+    decides: the Linux worker, or off Linux the portable path's plain subprocesses)."""
     expected = RecordedReference(assignment.recording) if assignment.in_bundle else None
-    results = grade(assignment, folder, include_hidden=False, expected=expected)
+    results = grade(assignment, folder, include_hidden=False, expected=expected, isolation=isolation)
     public = collect_tests(assignment, include_hidden=False)
     hidden = {q.id: q.points - sum(t.weight for t in public[q.id]) for q in assignment.config.questions}
     return SelfCheck(results, {q: p for q, p in hidden.items() if p > 1e-9}, assignment.config.manual_points)

@@ -17,7 +17,7 @@ from autograder.ownership import owners
 from autograder.reference import load_reference
 from autograder.results import GradescopeResults
 from autograder.runner import collect_tests
-from tests.fixtures.ewt import find_ewt
+from tests.fixtures.ewt import find_ewt, write_stand_in
 from tests.simulated_gradescope import SimulatedGradescope
 
 PYTHON = sys.executable
@@ -133,6 +133,12 @@ def check_bug_is_localised(bug, grader: Grader, reference: Path, tmp_path: Path)
         assert test.output.strip() and "autograder itself failed" not in test.output
     assert {t.number.split(".")[0] for t in failed} == bug.questions
     return results
+
+
+@pytest.fixture(scope="session")
+def ewt_stand_in(tmp_path_factory) -> Path:
+    """A tiny folder in UD English-EWT's layout, for bundles released without the real data."""
+    return write_stand_in(tmp_path_factory.mktemp("ewt-stand-in"))
 
 
 @pytest.fixture(scope="session")

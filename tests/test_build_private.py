@@ -139,7 +139,7 @@ def test_a_file_planted_by_another_user_in_a_sticky_folder_is_refused(word2vec, 
 # --- README.md: "Upload to Gradescope (test the zip locally first)" ---
 
 MARKED_BLOCK = re.compile(r"<!-- test: gradescope-simulation[^>]*-->\n```bash\n(.*?)```", re.DOTALL)
-SETUP = 'bash "$ROOT/source/setup.sh"'
+SETUP = 'AUTOGRADER_ANY_PYTHON=1 bash "$ROOT/source/setup.sh"'
 
 
 def _readme_recipe(repo: Path) -> tuple[str, str]:

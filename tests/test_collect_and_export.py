@@ -16,6 +16,8 @@ from autograder.written.check import check_answers
 from autograder.written.manual import export_pages, gather, render
 from tests.conftest import PYTHON
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 WORD2VEC = load_assignment("word2vec")
 
 

@@ -13,6 +13,8 @@ from autograder.grading import module_names
 from autograder.protocol import FixtureRef
 from autograder.reference import load_reference
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 
 @pytest.fixture(scope="module")
 def live() -> LiveReference:

@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 CALLS = []
 
 

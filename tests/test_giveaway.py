@@ -13,6 +13,8 @@ from autograder.written.arc_standard import DependencyTree
 from autograder.written.giveaway import TransitionTableFinder, answer_finders, readable_text
 from autograder.written.transition_table import reference_table
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 
 @pytest.fixture(scope="module")
 def finders() -> dict:

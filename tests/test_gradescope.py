@@ -3,15 +3,18 @@ and run by its own run_autograder, as root, with the students' code running as t
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
+import os
 import re
+import subprocess
+import sys
 import zipfile
 
 import pytest
 
 from autograder.build import build
 from autograder.config import load_assignment
+from autograder.dependencies import DEFAULT_IMAGE, IMAGES
 from tests.conftest import assert_questions_complete, lost_points, question_scores
 from tests.fixtures.word2vec_bugs import BUGS
 
@@ -21,7 +24,7 @@ def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
     names = build(load_assignment("word2vec"), out)
     with zipfile.ZipFile(out) as archive:
         infos = {info.filename: info for info in archive.infolist()}
-        requirements = archive.read("requirements.txt").decode().split()
+        requirements = archive.read("requirements.txt").decode()
         run_autograder = archive.read("run_autograder").decode()
     assert sorted(names) == sorted(infos)
     for script in ("setup.sh", "run_autograder"):
@@ -35,12 +38,37 @@ def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
     for name in infos:
         assert "parser" not in name, name  # neither the other assignment's tests nor its reference
         assert "__pycache__" not in name and not name.endswith(".pyc"), name
-    assert f"numpy=={importlib.metadata.version('numpy')}" in requirements
+    assert requirements == IMAGES[DEFAULT_IMAGE].lock() and "numpy==2.2.6" in requirements.split()
     pinned = re.compile(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*")
-    assert all(pinned.fullmatch(line) for line in requirements), requirements
+    packages = [line for line in requirements.splitlines() if not line.startswith("#")]
+    assert packages and all(pinned.fullmatch(line) for line in packages), requirements
     again = tmp_path / "again.zip"
     build(load_assignment("word2vec"), again)
     assert again.read_bytes() == out.read_bytes()  # rebuilding changes nothing
+
+
+def _other_python(than: str) -> str:
+    """A Python of another version than ``than``: this one, unless it is that version."""
+    return sys.executable if f"{sys.version_info[0]}.{sys.version_info[1]}" != than else "/usr/bin/python3"
+
+
+@pytest.mark.parametrize("name", list(IMAGES))
+def test_zip_for_an_image_installs_its_lock_and_refuses_another_python(name, tmp_path):
+    """A zip built for one image, set up on another Python, stops before installing anything, and
+    says which base image to choose or how to build for the other."""
+    image = IMAGES[name]
+    out = tmp_path / "word2vec.zip"
+    build(load_assignment("word2vec"), out, image)
+    with zipfile.ZipFile(out) as archive:
+        assert archive.read("requirements.txt").decode() == image.lock()
+        archive.extractall(tmp_path / "source")
+    python = _other_python(image.python)
+    run = subprocess.run(["bash", str(tmp_path / "source" / "setup.sh")], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHON": python, "AUTOGRADER_ROOT": str(tmp_path)})
+    assert run.returncode == 1
+    assert f"built for Gradescope's {image.title} image (Python {image.python})" in run.stderr
+    assert "--image IMAGE" in run.stderr and "ubuntu-22.04, ubuntu-24.04" in run.stderr
+    assert not (tmp_path / "venv").exists()
 
 
 def test_parser_zip_follows_the_references_links(tmp_path, repo):

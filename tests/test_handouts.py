@@ -15,6 +15,8 @@ from autograder.handout.source import HandoutError, load_handout
 from autograder.written.answers import METADATA_KEY, read_answers
 from autograder.written.arc_standard import Configuration
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 # The written questions the course asks (issue "Handouts, written answers..."), by our ids.
 LISTED = {
     "word2vec": {"1c-i": "yhat - y", "1d-i": "gradient for the input x", "2b-i": "naive softmax = CE",

@@ -29,6 +29,8 @@ import os
 import socket
 import time
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 
 def leave_behind(folder):
     """A grandchild in a session of its own, which the worker does not wait for."""

@@ -26,7 +26,8 @@ from autograder.sandbox import WorkerSession, WorkerSpec
 from autograder.worker.processes import descendants, process_table
 from tests.fixtures.hostile import CANARY, in_sgd
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="creates users and grades as another user")
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="creates users and grades as another user"),
+              pytest.mark.smoke]  # smoke: also run on Python 3.10 and the newest Python (.ci/run)
 
 TA_USER = "ag-ta-test"
 

@@ -19,6 +19,7 @@ def parser_grader() -> Grader:
     return Grader(load_assignment("parser"))
 
 
+@pytest.mark.smoke
 def test_reference_gets_full_marks(parser_grader, repo):
     results = parser_grader(repo / "solutions" / "parser")
     assert_complete(results, parser_grader)

@@ -12,6 +12,8 @@ import pytest
 from autograder.reference import load_reference
 from tests.conftest import PYTHON
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 
 @pytest.fixture(scope="module")
 def parser_code(repo):

@@ -8,6 +8,8 @@ from autograder.config import Limits
 from autograder.preflight import broken_imports
 from autograder.sandbox import StudentRaised, WorkerSession, WorkerSpec
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 MODULES = {
     "fine": "def f():\n    return 1\n",
     "raises": "raise ValueError('at import')\n",

@@ -16,6 +16,8 @@ from autograder.protocol import (MAGIC, Decoder, DocumentTooLarge, Encoder, Fixt
                                  MessageTooLarge, Opaque, PeerClosed, ProtocolError, ReadTimeout,
                                  StudentRef, encode_message, pack, write_all)
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 CAP = 1 << 26
 
 

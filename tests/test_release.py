@@ -13,6 +13,8 @@ from autograder.config import available_assignments, load_assignment
 from autograder.release import ReleaseError, release, strip_solutions
 from tests.conftest import PYTHON
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 SOURCE = textwrap.dedent('''\
     class Model:
         def step(self, x):

@@ -25,6 +25,8 @@ import sys
 
 import numpy as np
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 
 def value(x, y=1):
     return {"sum": x + y, "pair": (x, y), "arr": np.arange(3) * x}

@@ -14,10 +14,13 @@ import pytest
 
 from autograder.bundle import leaks, write_bundle
 from autograder.config import available_assignments, load_assignment
+from autograder.dataset import DatasetError
 from autograder.results import GradescopeResults
 from autograder.written.giveaway import answer_finders, readable_text
 from tests.conftest import PYTHON
 from tests.fixtures.word2vec_bugs import BUGS
+
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 WORD2VEC_FILES = ["nn_basics.py", "word2vec.py", "sgd.py"]
 
@@ -34,9 +37,9 @@ def in_bundle(folder: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory) -> Path:
+def bundle(tmp_path_factory, ewt_stand_in) -> Path:
     out = tmp_path_factory.mktemp("release") / "word2vec"
-    write_bundle(load_assignment("word2vec"), out)
+    write_bundle(load_assignment("word2vec"), out, data=ewt_stand_in)
     return out
 
 
@@ -104,11 +107,11 @@ def test_self_check_gives_the_messages_of_the_grader(bundle, tmp_path, repo, wor
     assert {t.number for t in checked.tests if t.status == "failed"} == {"2b.2", "2b.3"}
 
 
-def test_parser_bundle_leaks_nothing_and_passes_the_reference(tmp_path, repo):
+def test_parser_bundle_leaks_nothing_and_passes_the_reference(tmp_path, repo, ewt_stand_in):
     """The recording covers the parser's stateful probes (Adam runs, parses, models)."""
     assignment = load_assignment("parser")
     folder = tmp_path / "hw2"
-    write_bundle(assignment, folder)
+    write_bundle(assignment, folder, data=ewt_stand_in)
     assert leaks(assignment, folder) == []
     for name in assignment.config.submission_files:
         shutil.copy(repo / "solutions" / "parser" / name, folder / name)
@@ -121,7 +124,7 @@ def test_parser_bundle_leaks_nothing_and_passes_the_reference(tmp_path, repo):
 
 
 @pytest.mark.parametrize("name", available_assignments())
-def test_bundle_gives_no_written_answer_away(name, tmp_path):
+def test_bundle_gives_no_written_answer_away(name, tmp_path, ewt_stand_in):
     """No file students receive (starter, self-checks, docstrings, public tests, the framework, the
     notebook) holds the answer of a written question that tests grade, in any spelling the search
     knows; the same search finds each of those answers in the reference answers, so it can find them."""
@@ -131,7 +134,7 @@ def test_bundle_gives_no_written_answer_away(name, tmp_path):
     reference = (assignment.solution_dir / "written.md").read_text()
     assert [q for q, find in finders.items() if not find(reference)] == []
     folder = tmp_path / name
-    files = write_bundle(assignment, folder)
+    files = write_bundle(assignment, folder, data=ewt_stand_in)
     found = [f"{path.relative_to(folder)}: {question}, {what}" for path in files
              if (text := readable_text(path)) is not None
              for question, find in finders.items() for what in find(text)]
@@ -141,10 +144,56 @@ def test_bundle_gives_no_written_answer_away(name, tmp_path):
 def test_a_bundle_that_gives_an_answer_away_is_refused(tmp_path, repo):
     assignment = load_assignment("parser")
     folder = tmp_path / "hw2"
-    write_bundle(assignment, folder)
+    write_bundle(assignment, folder, with_data=False)
     with (folder / "parser_transitions.py").open("a") as stream:
         stream.write('\n# The handout\'s sentence: S S LA S S LA RA S S S S LA LA LA RA RA\n')
     (folder / "notes.md").write_text("Each sentence of n words needs $2 \\cdot n$ transitions.\n")
     found = "\n".join(leaks(assignment, folder))
     assert "parser_transitions.py: the answer of written question 2a-i" in found
     assert "notes.md: the answer of written question 2a-ii" in found
+
+
+def test_bundle_ships_the_data_with_its_licence_and_run_py_finds_it(bundle, ewt_stand_in, tmp_path):
+    folder = unpack(bundle, tmp_path / "hw1")
+    data = folder / "data" / "ud-english-ewt"
+    assert sorted(p.name for p in data.iterdir()) == ["LICENSE.txt", "SOURCE.md", "UD_README.md",
+                                                      "en_ewt-ud-train.conllu"]
+    assert (data / "LICENSE.txt").read_bytes() == (ewt_stand_in / "LICENSE.txt").read_bytes()
+    assert "CC BY-SA 4.0" in (data / "SOURCE.md").read_text()
+    env = {k: v for k, v in os.environ.items() if k != "UD_EWT_DIR"}
+    found = subprocess.run([PYTHON, "-c", "import run; print(run.find_default_data())"], cwd=folder,
+                           capture_output=True, text=True, timeout=60, env=env)
+    assert found.stdout.strip() == str(data)
+
+
+def test_parser_run_py_finds_the_bundled_data_before_the_shared_folder(tmp_path, repo, ewt_stand_in):
+    assignment = load_assignment("parser")
+    folder = tmp_path / "hw2"
+    write_bundle(assignment, folder, data=ewt_stand_in)
+    env = {k: v for k, v in os.environ.items() if k != "UD_EWT_DIR"}
+    found = subprocess.run([PYTHON, "-c", "from utils.parser_utils import find_data_dir; print(find_data_dir())"],
+                           cwd=folder, capture_output=True, text=True, timeout=60, env=env)
+    assert found.stdout.strip() == str(folder / "data" / "ud-english-ewt"), found.stderr
+
+
+def test_release_without_the_data_says_where_students_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("UD_EWT_DIR", str(tmp_path / "nowhere"))
+    assignment = load_assignment("word2vec")
+    with pytest.raises(DatasetError, match="--without-data"):
+        write_bundle(assignment, tmp_path / "refused")
+    assert not (tmp_path / "refused").exists()  # refused before anything was written
+    write_bundle(assignment, tmp_path / "hw1", with_data=False)
+    readme = (tmp_path / "hw1" / "README.md").read_text()
+    assert not (tmp_path / "hw1" / "data").exists()
+    assert "Download en_ewt-ud-train.conllu from https://github.com/UniversalDependencies/UD_English-EWT" in readme
+
+
+def test_student_readme_names_this_assignment_and_every_step(bundle):
+    readme = (bundle / "README.md").read_text()
+    assert "@" not in readme.replace("@TITLE", "")  # every placeholder filled
+    for command in ("pip install -r requirements.txt", "pip install -r requirements-notebook.txt",
+                    "jupyter notebook word2vec.ipynb", "python -m autograder check word2vec",
+                    "python -m autograder check-written word2vec word2vec.ipynb", "python run.py --help",
+                    "python -m autograder collect-submission word2vec", "Python 3.10 to 3.14"):
+        assert command in readme, command
+    assert "data/ud-english-ewt/" in readme

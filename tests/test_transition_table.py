@@ -10,6 +10,8 @@ from autograder.runner import collect_tests, run_tests
 from autograder.written.answers import AnswerSheet, SubmittedAnswers, read_markdown
 from autograder.written.transition_table import TableError, grade_table, reference_table
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 REFERENCE = reference_table(GOLD_TREE)
 POINTS = 3
 

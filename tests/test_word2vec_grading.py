@@ -14,6 +14,8 @@ from tests.conftest import (PYTHON, assert_complete, check_bug_is_localised, che
 from tests.fixtures.mutants import bug
 from tests.fixtures.word2vec_bugs import BUGS
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 
 def test_reference_gets_full_marks(word2vec_grader, repo):
     results = word2vec_grader(repo / "solutions" / "word2vec")

@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import PYTHON
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 TOPICS = [["good", "great", "nice", "food", "service"], ["bad", "day", "night", "week", "year"],
           ["he", "she", "his", "her", "they"]]
 

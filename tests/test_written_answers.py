@@ -20,6 +20,8 @@ from autograder.written.labels import Label, match_label, read_label
 from autograder.written.latex import scan
 from tests.conftest import PYTHON
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 PARSER = load_assignment("parser")
 PARSER_IDS = [q.id for q in PARSER.config.written_questions]
 

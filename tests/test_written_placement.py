@@ -18,6 +18,8 @@ from autograder.written.check import check_answers
 from autograder.written.intent import Guesser, question_words, words
 from autograder.written.labels import bold_label, could_mean, read_label, split_label
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 FIXTURES = Path(__file__).parent / "fixtures" / "written"
 WORD2VEC = load_assignment("word2vec")
 PARSER = load_assignment("parser")

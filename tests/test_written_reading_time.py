@@ -19,6 +19,8 @@ from autograder.written.answers import AnswersError, read_answers, submitted_ans
 from autograder.written.latex import scan
 from tests.fixtures.adversarial_answers import CASES, Reading, read_and_grade
 
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+
 PARSER = load_assignment("parser")
 KB, MB = 2**10, 2**20
 

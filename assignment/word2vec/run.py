@@ -64,11 +64,14 @@ PLOT_GROUPS = {
 
 
 def find_default_data() -> Path | None:
-    """$UD_EWT_DIR, else the first shared/data/ud-english-ewt above this file."""
+    """$UD_EWT_DIR, else data/ud-english-ewt beside this file (the bundle's
+    copy), else the first shared/data/ud-english-ewt above this file."""
     from_env = os.environ.get(DATA_ENV_VARIABLE)
     if from_env:
         return Path(from_env)
     here = Path(__file__).resolve().parent
+    if (here / "data" / "ud-english-ewt").is_dir():
+        return here / "data" / "ud-english-ewt"
     for folder in [here, *here.parents]:
         candidate = folder / "shared" / "data" / "ud-english-ewt"
         if candidate.is_dir():
@@ -82,8 +85,10 @@ def resolve_train_file(data: Path | None) -> Path:
         data = find_default_data()
     if data is None:
         raise SystemExit(
-            "error: cannot find UD English-EWT. Pass --data PATH (the file "
-            f"{TRAIN_FILE} or the folder that contains it), or set "
+            "error: cannot find UD English-EWT. The bundle from your course has "
+            "it in data/ud-english-ewt beside run.py; else download it from "
+            "https://github.com/UniversalDependencies/UD_English-EWT and pass "
+            f"--data PATH (the file {TRAIN_FILE} or its folder), or set "
             f"{DATA_ENV_VARIABLE} to that folder."
         )
     path = data / TRAIN_FILE if data.is_dir() else data
@@ -285,7 +290,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=Path,
         default=None,
         help=f"{TRAIN_FILE} or the folder holding it; default: ${DATA_ENV_VARIABLE}, "
-        "else shared/data/ud-english-ewt in a folder above this script",
+        "else data/ud-english-ewt beside this script (the bundle's copy), "
+        "else shared/data/ud-english-ewt in a folder above it",
     )
     parser.add_argument(
         "--iterations",

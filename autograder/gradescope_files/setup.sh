@@ -7,6 +7,8 @@
 #   PYTHON           the Python to build the venv from (default: /usr/bin/python3, else python3);
 #                    it must not live in a private folder such as /root, or the worker's user
 #                    could not run it
+#   AUTOGRADER_ANY_PYTHON=1  install the pins even if PYTHON is not the image's Python (the zip was
+#                    built for Gradescope's @IMAGE@ image, Python @PYTHON@: `build --image`)
 set -euo pipefail
 SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="${AUTOGRADER_ROOT:-$(dirname "$SOURCE")}"
@@ -16,6 +18,16 @@ if [ -z "${PYTHON:-}" ]; then
 fi
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
     echo "setup.sh: error: Python 3.10 or newer is needed (found $("$PYTHON" --version 2>&1)); set PYTHON" >&2
+    exit 1
+fi
+FOUND="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+if [ "$FOUND" != "@PYTHON@" ] && [ -z "${AUTOGRADER_ANY_PYTHON:-}" ]; then
+    echo "setup.sh: error: this autograder was built for Gradescope's @IMAGE@ image (Python @PYTHON@), and its" \
+         "requirements.txt pins every package for that Python, but $PYTHON is Python $FOUND. Choose" \
+         "@IMAGE@ as the base image in the autograder settings, or build the zip for your image:" \
+         "python -m autograder build @ASSIGNMENT@ --image IMAGE --out ZIP (IMAGE: one of @IMAGES@)." \
+         "AUTOGRADER_ANY_PYTHON=1 installs the pins anyway (to try the zip on a machine that is not" \
+         "the image)." >&2
     exit 1
 fi
 if [ ! -x "$ROOT/venv/bin/python" ]; then

@@ -22,6 +22,10 @@ requests from the grader alone, on the socket it inherited, and answers each, ec
 It is the parent of every supervisor and reaps one only when told to stop it, so the pid of a
 supervisor the grader has not stopped is never another process's. When the grader closes the channel
 (or dies), it stops every supervisor it still has and exits.
+
+The grader imports :func:`send` and :func:`receive` from here on any system (the self-check runs on
+Windows and macOS without a fork server), so what confines and forks, which only Linux has, is
+imported where it is used.
 """
 
 from __future__ import annotations
@@ -37,9 +41,6 @@ import time
 import traceback
 from dataclasses import replace
 from typing import Any, Callable
-
-from autograder.worker import confine, namespaces, supervisor
-from autograder.worker.processes import kill_descendants
 
 MAX_MESSAGE_BYTES = 1 << 20
 KILL_ROUNDS = 10
@@ -66,6 +67,8 @@ def receive(channel: socket.socket) -> tuple[dict | None, list[int]]:
 
 def serve(config: dict) -> None:
     """The fork server's life: import, say ready (or why not), then answer the grader until it leaves."""
+    from autograder.worker import namespaces
+
     channel = socket.socket(fileno=config["control_fd"])
     try:
         from autograder.worker.main import serve as serve_worker
@@ -129,6 +132,8 @@ class _Server:
         return {"exit_code": _exit_code(pid, float(message["timeout"]))}
 
     def _fork_supervisor(self, message: dict, fds: list[int]) -> int:
+        from autograder.worker import confine, supervisor
+
         request_fd, reply_fd, output_fd = fds
         pid = os.fork()
         if pid != 0:
@@ -196,6 +201,8 @@ def _exit_code(pid: int, timeout: float) -> int | None:
 
 
 def _stop(pid: int) -> int:
+    from autograder.worker.processes import kill_descendants
+
     # Everything below the supervisor first: it then exits by itself. Killing it first would hand
     # what is left below it to init, out of reach.
     for _ in range(KILL_ROUNDS):

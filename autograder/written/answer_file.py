@@ -46,9 +46,14 @@ def read_text(path: Path, follow_links: bool = True) -> str:
 
 
 def _read_bytes(path: Path, follow_links: bool) -> bytes:
-    # O_NONBLOCK: opening a FIFO must not wait for a writer.
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow_links else os.O_NOFOLLOW)
+    # O_NONBLOCK: opening a FIFO must not wait for a writer. Windows has neither FIFOs nor O_NOFOLLOW,
+    # so a link is refused by a look first there; and it opens in text mode unless O_BINARY is given.
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_CLOEXEC", "O_BINARY") + (() if follow_links else ("O_NOFOLLOW",)):
+        flags |= getattr(os, name, 0)
     try:
+        if not follow_links and not hasattr(os, "O_NOFOLLOW") and path.is_symlink():
+            raise OSError(errno.ELOOP, "a symbolic link")
         descriptor = os.open(path, flags)
     except OSError as error:
         raise AnswersError(_open_problem(path, error)) from None

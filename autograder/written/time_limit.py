@@ -4,7 +4,8 @@ Reading is linear in the file's size (``benchmarks/written_reading.py`` times th
 known), but the file is the student's and the parsers are not all ours: a time limit of its own
 makes sure that no answer file can hold a grading, or a whole batch, whatever slow path it finds.
 The child is forked when this process has a single thread (everything is imported already, so a
-fork costs milliseconds), else started afresh. It sends back JSON, never a pickle.
+fork costs milliseconds) and the system can fork (not Windows), else started afresh. It sends back
+JSON, never a pickle.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import gc
 import json
 import multiprocessing
+import os
+import signal
 import threading
 import traceback
 from multiprocessing.connection import Connection
@@ -44,7 +47,8 @@ def run_with_time_limit(function: Callable[..., Model], args: tuple[Any, ...], s
     """
     # A fork copies only the calling thread: with other threads running, a lock one of them held
     # would stay locked in the child, so start a fresh interpreter then.
-    context = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
+    forks = hasattr(os, "fork") and threading.active_count() == 1
+    context = multiprocessing.get_context("fork" if forks else "spawn")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(sender, function, args), daemon=True)
     child.start()
@@ -57,7 +61,10 @@ def run_with_time_limit(function: Callable[..., Model], args: tuple[Any, ...], s
         child.join()
         raise ChildFailed(f"the reading process stopped unexpectedly (exit code {child.exitcode})") from None
     finally:
-        child.kill()
+        if hasattr(signal, "SIGKILL"):
+            child.kill()
+        else:  # Windows: terminate() is TerminateProcess there, as final as a kill
+            child.terminate()
         child.join()
         receiver.close()
     if "result" in reply:

@@ -230,7 +230,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         type=Path,
         default=None,
         help="folder with en_ewt-ud-{train,dev,test}.conllu; default: $UD_EWT_DIR, "
-        "else shared/data/ud-english-ewt in a folder above this script",
+        "else data/ud-english-ewt beside this script (the bundle's copy), "
+        "else shared/data/ud-english-ewt in a folder above it",
     )
     parser.add_argument(
         "-d", "--debug", action="store_true", help="train on the first 1000 sentences only (dev, test: 500)"

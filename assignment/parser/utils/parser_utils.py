@@ -62,6 +62,8 @@ MIN_WORD_COUNT = 2
 
 DATA_ENV_VARIABLE = "UD_EWT_DIR"
 DATA_FOLDER = Path("shared") / "data" / "ud-english-ewt"
+# Where the course's bundle puts the treebank: beside run.py, one folder above this file.
+BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "ud-english-ewt"
 SPLIT_FILES = {split: f"en_ewt-ud-{split}.conllu" for split in ("train", "dev", "test")}
 
 # Subset sizes of the quick debugging run (train, dev, test sentences).
@@ -626,22 +628,28 @@ def minibatches(
 def find_data_dir(data: Optional[Union[str, PathLike]] = None) -> Path:
     """The folder holding UD English-EWT.
 
-    `data` if given, else $UD_EWT_DIR, else the first shared/data/ud-english-ewt
-    found in this file's folder or one above it.
+    `data` if given, else $UD_EWT_DIR, else data/ud-english-ewt beside run.py
+    (where the bundle from your course has it), else the first
+    shared/data/ud-english-ewt found in this file's folder or one above it.
 
     Raises:
         FileNotFoundError: with advice on --data, if no folder is found.
     """
     if data is None and os.environ.get(DATA_ENV_VARIABLE):
         data = os.environ[DATA_ENV_VARIABLE]
+    if data is None and BUNDLED_DATA.is_dir():
+        data = BUNDLED_DATA
     if data is None:
         here = Path(__file__).resolve().parent
         for folder in [here, *here.parents]:
             if (folder / DATA_FOLDER).is_dir():
                 return folder / DATA_FOLDER
         raise FileNotFoundError(
-            "cannot find UD English-EWT. Pass --data PATH (the folder with "
-            f"{SPLIT_FILES['train']}), or set {DATA_ENV_VARIABLE} to that folder."
+            "cannot find UD English-EWT. The bundle from your course has it in "
+            "data/ud-english-ewt beside run.py; else download it from "
+            "https://github.com/UniversalDependencies/UD_English-EWT and pass "
+            f"--data PATH (the folder with {SPLIT_FILES['train']}), or set "
+            f"{DATA_ENV_VARIABLE} to that folder."
         )
     folder = Path(data)
     if not (folder / SPLIT_FILES["train"]).is_file():
