@@ -1,7 +1,7 @@
 """The student bundle on the oldest and the newest Python of this machine, as the bundle's README tells a
 student to use it: a fresh venv, ``pip install -r requirements.txt`` from the package index (so each
 Python gets its own numpy), then the self-check on the reference, the written check, the zip, and
-run.py's help. The expected values were recorded by ``release`` under this venv's numpy, so this also
+run.py's help, and the self-check's portable path (Windows', macOS'). The expected values were recorded by ``release`` under this venv's numpy, so this also
 shows that they hold under the other numpy versions (``-m index``: it installs from the index)."""
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ def test_the_bundle_passes_its_self_check_on_the_reference(student_venv, name, t
     check = _run(student_venv, folder, "-m", "autograder", "check", name)
     assert check.returncode == 0, f"{numpy.stdout}{check.stdout[-4000:]}{check.stderr[-2000:]}"
     assert "passed" in check.stdout and "failed" not in check.stdout.split("Total")[-1]
+    portable = _run(student_venv, folder, "-m", "autograder", "check", name, "--portable")  # as on Windows
+    assert portable.returncode == 0, portable.stdout[-4000:] + portable.stderr[-2000:]
     written = _run(student_venv, folder, "-m", "autograder", "check-written", name, "written.md")
     assert written.returncode == 0, written.stdout + written.stderr
     collected = _run(student_venv, folder, "-m", "autograder", "collect-submission", name)
