@@ -1,5 +1,7 @@
+"""``python -m autograder``: see :mod:`autograder.cli.main`."""
+
 import sys
 
-from autograder.cli import main
+from autograder.cli.main import main
 
 sys.exit(main())

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # for tests.fixtures, which writes the synthetic class
 
-from autograder.config import available_assignments, load_assignment  # noqa: E402
+from autograder.core.config import available_assignments, load_assignment  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 from tests.fixtures.export import class_mix, write_export  # noqa: E402
 

@@ -21,10 +21,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.config import load_assignment  # noqa: E402
-from autograder.expected import LiveReference  # noqa: E402
-from autograder.grading import grade, module_names  # noqa: E402
-from autograder.reference import load_reference  # noqa: E402
+from autograder.core.config import load_assignment  # noqa: E402
+from autograder.grading.expected import LiveReference  # noqa: E402
+from autograder.grading.grade import grade, module_names  # noqa: E402
+from autograder.grading.reference import load_reference  # noqa: E402
 from benchmarks.summary import argument_parser, machine  # noqa: E402
 from tests.fixtures import parser_bugs, word2vec_bugs  # noqa: E402
 

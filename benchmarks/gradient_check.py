@@ -44,20 +44,20 @@ import numpy as np  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder import checks  # noqa: E402
+from autograder.grading import checks  # noqa: E402
 from autograder.assignments.parser import public_tests as parser_tests  # noqa: E402
 from autograder.assignments.parser.support import PARAM_NAMES, ModelCase  # noqa: E402
 from autograder.assignments.word2vec import public_tests as word2vec_tests  # noqa: E402
 from autograder.assignments.word2vec.support import WORDS, network, vectors  # noqa: E402
-from autograder.config import Assignment, load_assignment  # noqa: E402
-from autograder.expected import LiveReference  # noqa: E402
-from autograder.grading import module_names, worker_spec  # noqa: E402
-from autograder.isolation import detect_isolation  # noqa: E402
-from autograder.protocol import Decoder, Encoder, FixtureRef  # noqa: E402
-from autograder.reference import load_reference  # noqa: E402
-from autograder.sandbox import WorkerSession, WorkerSpec  # noqa: E402
-from autograder.submission import locate  # noqa: E402
-from autograder.testing import GradedTestCase  # noqa: E402
+from autograder.core.config import Assignment, load_assignment  # noqa: E402
+from autograder.grading.expected import LiveReference  # noqa: E402
+from autograder.grading.grade import module_names, worker_spec  # noqa: E402
+from autograder.boundary.isolation import detect_isolation  # noqa: E402
+from autograder.boundary.protocol import Decoder, Encoder, FixtureRef  # noqa: E402
+from autograder.grading.reference import load_reference  # noqa: E402
+from autograder.boundary.session import WorkerSession, WorkerSpec  # noqa: E402
+from autograder.core.submission import locate  # noqa: E402
+from autograder.grading.testing import GradedTestCase  # noqa: E402
 from benchmarks.in_process import InProcessSession  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 from tests.fixtures import parser_bugs, word2vec_bugs  # noqa: E402

@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.config import available_assignments, load_assignment  # noqa: E402
+from autograder.core.config import available_assignments, load_assignment  # noqa: E402
 from benchmarks.cgroup import MemoryCgroup  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
@@ -36,7 +36,7 @@ SECONDS_GOAL = 60.0
 MB = 1024 * 1024
 # Runs the grade command in this process, then writes its own peak and its descendants' largest.
 _MEASURED = (
-    "import json, resource, sys; from autograder.cli import main; status = main(sys.argv[2:]); "
+    "import json, resource, sys; from autograder.cli.main import main; status = main(sys.argv[2:]); "
     "peak = lambda who: resource.getrusage(who).ru_maxrss * 1024; "
     "open(sys.argv[1], 'w').write(json.dumps({'status': status, 'grader': peak(resource.RUSAGE_SELF), "
     "'workers': peak(resource.RUSAGE_CHILDREN)}))"

@@ -3,8 +3,8 @@
 It is no sandbox at all: the student's code runs with every right of the grader, can read the
 reference and change the grader's state. It exists to measure what the trust boundary costs
 (benchmarks/worker_overhead.py): :class:`InProcessSession` answers the same calls as
-:class:`autograder.sandbox.WorkerSession`, through the worker's own request handling
-(:meth:`autograder.worker.main.Worker.run`: reseeding, fixtures, error reports), so the tests give the
+:class:`autograder.boundary.session.WorkerSession`, through the worker's own request handling
+(:meth:`autograder.worker.calls.Worker.run`: reseeding, fixtures, error reports), so the tests give the
 same scores; what it leaves out is the worker's processes, pipes, confinement and wire format.
 Like a worker, each session starts from fresh copies of the files, and imports the student's modules
 anew: what one question's code does to a module's state is not seen by the next question.
@@ -21,10 +21,10 @@ import time
 from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from typing import Any
 
-from autograder.protocol import round_trip
-from autograder.reference import importable
-from autograder.sandbox import CallResult, StudentRaised, WorkerSpec, copy_files, encode_request
-from autograder.worker.main import Worker
+from autograder.boundary.protocol import round_trip
+from autograder.grading.reference import importable
+from autograder.boundary.session import CallResult, StudentRaised, WorkerSpec, copy_files, encode_request
+from autograder.worker.calls import Worker
 
 
 class InProcessSession:

@@ -23,12 +23,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.config import Limits, available_assignments, load_assignment  # noqa: E402
-from autograder.forkserver import ForkServer  # noqa: E402
-from autograder.grading import grade, module_names  # noqa: E402
-from autograder.isolation import Isolation, detect_isolation  # noqa: E402
-from autograder.reference import load_reference  # noqa: E402
-from autograder.sandbox import WorkerSession, WorkerSpec  # noqa: E402
+from autograder.core.config import Limits, available_assignments, load_assignment  # noqa: E402
+from autograder.boundary.fork_client import ForkServer  # noqa: E402
+from autograder.grading.grade import grade, module_names  # noqa: E402
+from autograder.boundary.isolation import Isolation, detect_isolation  # noqa: E402
+from autograder.grading.reference import load_reference  # noqa: E402
+from autograder.boundary.session import WorkerSession, WorkerSpec  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """What the trust boundary costs: grading a correct submission with workers, against calling the
 student's code in the grader's own process.
 
-Both sides grade the reference solution through the same ``autograder.grading.grade``, taking turns
+Both sides grade the reference solution through the same ``autograder.grading.grade.grade``, taking turns
 in one run, so both are measured under the same conditions; the ratio of each pair is the overhead of
 that run. Each grading runs in a fresh process, as on Gradescope, after that process has loaded the
 assignment and the reference (not timed: both sides need them). The worker side is grading as it
@@ -27,11 +27,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.config import available_assignments, load_assignment  # noqa: E402
-from autograder.forkserver import worker_env  # noqa: E402
-from autograder.grading import grade, module_names  # noqa: E402
-from autograder.isolation import Isolation  # noqa: E402
-from autograder.reference import load_reference  # noqa: E402
+from autograder.core.config import available_assignments, load_assignment  # noqa: E402
+from autograder.boundary.fork_client import worker_env  # noqa: E402
+from autograder.grading.grade import grade, module_names  # noqa: E402
+from autograder.boundary.isolation import Isolation  # noqa: E402
+from autograder.grading.reference import load_reference  # noqa: E402
 from benchmarks.in_process import InProcessSession  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 

@@ -21,8 +21,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.config import load_assignment  # noqa: E402
-from autograder.grading import grade  # noqa: E402
+from autograder.core.config import load_assignment  # noqa: E402
+from autograder.grading.grade import grade  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 from tests.fixtures.adversarial_answers import CASES, Reading, read_and_grade  # noqa: E402
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config import REPO_ROOT, Assignment, AssignmentConfig, load_assignment
-from autograder.grading import grade, module_names
-from autograder.isolation import CREATE_USER, WORKER_USER, Isolation, detect_isolation
-from autograder.ownership import owners
-from autograder.reference import load_reference
-from autograder.results import GradescopeResults
-from autograder.runner import collect_tests
+from autograder.core.config import REPO_ROOT, Assignment, AssignmentConfig, load_assignment
+from autograder.grading.grade import grade, module_names
+from autograder.boundary.isolation import CREATE_USER, WORKER_USER, Isolation, detect_isolation
+from autograder.grading.ownership import owners
+from autograder.grading.reference import load_reference
+from autograder.core.results import GradescopeResults
+from autograder.grading.runner import collect_tests
 from tests.fixtures.ewt import find_ewt, write_stand_in
 from tests.simulated_gradescope import SimulatedGradescope
 

@@ -17,9 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.config import load_assignment
-from autograder.gradescope import Layout
-from autograder.results import GradescopeResults
+from autograder.core.config import load_assignment
+from autograder.course.gradescope import Layout
+from autograder.core.results import GradescopeResults
 
 METADATA = {"id": 1, "users": [{"email": "student@example.edu", "name": "A Student", "sid": "1"}]}
 

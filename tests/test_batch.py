@@ -18,12 +18,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder import batch
-from autograder.batch import run_batch
-from autograder.config import ConfigError, load_assignment
-from autograder.export import ExportError, load_export
-from autograder.isolation import Isolation
-from autograder.results import read_results
+from autograder.course import batch
+from autograder.course.batch import run_batch
+from autograder.core.config import ConfigError, load_assignment
+from autograder.course.gradescope_export import ExportError, load_export
+from autograder.boundary.isolation import Isolation
+from autograder.core.results import read_results
 from tests.conftest import PYTHON, question_scores
 from tests.fixtures.export import write_export
 
@@ -163,11 +163,11 @@ def test_force_regrades_everything_with_identical_results(graded, word2vec, tmp_
 def test_fingerprints_cover_what_decides_a_score(word2vec, tmp_path):
     grader = {name for name, _ in batch._grader_files(word2vec)}
     for name in ("autograder/assignments/word2vec/config.yaml",
-                 "autograder/assignments/word2vec/hidden_tests.py", "autograder/runner.py", "autograder/worker/main.py", "solutions/word2vec/word2vec.py",
+                 "autograder/assignments/word2vec/hidden_tests.py", "autograder/grading/runner.py", "autograder/worker/calls.py", "solutions/word2vec/word2vec.py",
                  "assignment/word2vec/utils/gradcheck.py"):
         assert name in grader
     assert not any("parser" in name for name in grader)  # another assignment's change is no reason
-    assert "autograder/gradebook.py" not in grader  # nor is a change of how scores are shown
+    assert "autograder/course/gradebook.py" not in grader  # nor is a change of how scores are shown
     assert batch.grader_fingerprint(word2vec) == batch.grader_fingerprint(word2vec)
 
     submission = tmp_path / "submission"

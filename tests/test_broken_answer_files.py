@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import run_batch
-from autograder.config import load_assignment
+from autograder.course.batch import run_batch
+from autograder.core.config import load_assignment
 from autograder.written.answer_file import MAX_ANSWER_BYTES
 from autograder.written.answers import AnswersError, choose_answer_sheet, read_answers, submitted_answers
-from autograder.written.manual import export_pages, gather
+from autograder.course.export_written import export_pages, gather
 from tests.conftest import PYTHON, Grader, question_scores
 from tests.fixtures.export import write_export
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.build import BuildError, build
-from autograder.config import PACKAGE_ROOT, Assignment, load_assignment
-from autograder.results import GradescopeResults
+from autograder.course.build import BuildError, build
+from autograder.grading.config import PACKAGE_ROOT, Assignment, load_assignment
+from autograder.grading.results import GradescopeResults
 from tests.conftest import assert_questions_complete, lost_points
 
 NOBODY = 65534

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from autograder.carried_forward import HelperBridge, LiveHelpers, RecordedHelpers, RelayedSession
-from autograder.config import AssignmentConfig, Limits, load_assignment
-from autograder.expected import LiveReference
-from autograder.grading import grade, module_names
-from autograder.ownership import helpers_of, owners
-from autograder.protocol import KEPT, round_trip
-from autograder.reference import load_reference
-from autograder.runner import collect_tests
-from autograder.sandbox import StudentRaised, WorkerSession, WorkerSpec
+from autograder.grading.carried_forward import HelperBridge, LiveHelpers, RecordedHelpers, RelayedSession
+from autograder.core.config import AssignmentConfig, Limits, load_assignment
+from autograder.grading.expected import LiveReference
+from autograder.grading.grade import grade, module_names
+from autograder.grading.ownership import helpers_of, owners
+from autograder.boundary.protocol import KEPT, round_trip
+from autograder.grading.reference import load_reference
+from autograder.grading.runner import collect_tests
+from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec
 from autograder.worker.helpers import StateSync
 from tests.fixtures import parser_bugs, word2vec_bugs
 from tests.fixtures import variants as variants_module

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder import checks
-from autograder.protocol import Opaque
+from autograder.grading import checks
+from autograder.boundary.protocol import Opaque
 
 
 def message(actual, expected, **kwargs) -> str:

@@ -10,10 +10,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.collect import collect_submission
-from autograder.config import load_assignment
-from autograder.written.check import check_answers
-from autograder.written.manual import export_pages, gather, render
+from autograder.course.collect import collect_submission
+from autograder.core.config import load_assignment
+from autograder.written.check_written import check_answers
+from autograder.course.export_written import export_pages, gather, render
 from tests.conftest import PYTHON
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)

@@ -7,11 +7,11 @@ import importlib
 import numpy as np
 import pytest
 
-from autograder.config import load_assignment
-from autograder.expected import ExpectedValueMissing, LiveReference, RecordedReference, RecordingReference
-from autograder.grading import module_names
-from autograder.protocol import FixtureRef
-from autograder.reference import load_reference
+from autograder.core.config import load_assignment
+from autograder.grading.expected import ExpectedValueMissing, LiveReference, RecordedReference, RecordingReference
+from autograder.grading.grade import module_names
+from autograder.boundary.protocol import FixtureRef
+from autograder.grading.reference import load_reference
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config import Limits
-from autograder.forkserver import ForkServer, ForkServerError
-from autograder.isolation import Isolation
-from autograder.sandbox import WorkerCrashed, WorkerSession, WorkerSpec
+from autograder.core.config import Limits
+from autograder.boundary.fork_client import ForkServer, ForkServerError
+from autograder.boundary.isolation import Isolation
+from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
+
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 MOD = '''
 import os
@@ -21,8 +23,6 @@ import socket
 import sys
 import tempfile
 import time
-
-pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 CALLS = []
 

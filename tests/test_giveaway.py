@@ -8,7 +8,7 @@ import json
 import pytest
 
 from autograder.assignments.parser.handout import GOLD_TREE
-from autograder.config import ConfigError, load_assignment
+from autograder.core.config import ConfigError, load_assignment
 from autograder.written.arc_standard import DependencyTree
 from autograder.written.giveaway import TransitionTableFinder, answer_finders, readable_text
 from autograder.written.transition_table import reference_table

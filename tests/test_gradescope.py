@@ -12,9 +12,9 @@ import zipfile
 
 import pytest
 
-from autograder.build import build
-from autograder.config import load_assignment
-from autograder.dependencies import DEFAULT_IMAGE, IMAGES
+from autograder.course.build import build
+from autograder.core.config import load_assignment
+from autograder.course.dependencies import DEFAULT_IMAGE, IMAGES
 from tests.conftest import assert_questions_complete, lost_points, question_scores
 from tests.fixtures.word2vec_bugs import BUGS
 

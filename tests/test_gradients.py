@@ -1,11 +1,11 @@
-"""autograder.gradients: finding where a gradient disagrees with centred differences of its loss."""
+"""autograder.grading.gradients: finding where a gradient disagrees with centred differences of its loss."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from autograder import gradients
+from autograder.grading import gradients
 
 
 def loss(x: np.ndarray) -> float:

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 
 from autograder.assignments.parser.handout import GOLD_TREE
-from autograder.config import Assignment, available_assignments, load_assignment
-from autograder.handout.build import build, stale
-from autograder.handout.source import HandoutError, load_handout
+from autograder.core.config import Assignment, available_assignments, load_assignment
+from autograder.handout.handouts import build, stale
+from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.answers import METADATA_KEY, read_answers
 from autograder.written.arc_standard import Configuration
 

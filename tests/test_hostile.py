@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config import Assignment, AssignmentConfig, load_assignment
-from autograder.gradescope import harden
-from autograder.isolation import detect_isolation
-from autograder.results import GradescopeResults
-from autograder.submission import locate
+from autograder.core.config import Assignment, AssignmentConfig, load_assignment
+from autograder.course.gradescope import harden
+from autograder.boundary.isolation import detect_isolation
+from autograder.core.results import GradescopeResults
+from autograder.core.submission import locate
 from tests.conftest import Grader, assert_questions_complete, lost_points
 from tests.fixtures.hostile import (ATTACKS, CANARY, FORGED_RESULTS, FORK_BOMB, SMUGGLE, THEFT, ProcessWatch,
                                     network)

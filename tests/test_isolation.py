@@ -18,18 +18,18 @@ from typing import Callable
 
 import pytest
 
-from autograder.config import Limits
-from autograder.isolation import Isolation, detect_isolation
-from autograder.results import GradescopeResults
-from autograder.sandbox import WorkerCrashed, WorkerSession, WorkerSpec
+from autograder.core.config import Limits
+from autograder.boundary.isolation import Isolation, detect_isolation
+from autograder.core.results import GradescopeResults
+from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
 from autograder.worker import seccomp
+
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 MOD = '''
 import os
 import socket
 import time
-
-pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 
 def leave_behind(folder):

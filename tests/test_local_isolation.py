@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config import Limits
-from autograder.isolation import detect_isolation
-from autograder.results import GradescopeResults
-from autograder.sandbox import WorkerSession, WorkerSpec
+from autograder.core.config import Limits
+from autograder.boundary.isolation import detect_isolation
+from autograder.core.results import GradescopeResults
+from autograder.boundary.session import WorkerSession, WorkerSpec
 from autograder.worker.processes import descendants, process_table
 from tests.fixtures.hostile import CANARY, in_sgd
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bundle import write_bundle
-from autograder.config import load_assignment
+from autograder.course.release import write_bundle
+from autograder.core.config import load_assignment
 from tests.fixtures.pythons import find_python, newest_python
 
 pytestmark = pytest.mark.index

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments.parser.support import wrong_parses
-from autograder.config import load_assignment
+from autograder.core.config import load_assignment
 from tests.conftest import PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero, lost_points
 from tests.fixtures.parser_bugs import BUGS
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from autograder.config import REPO_ROOT
+from autograder.core.config import REPO_ROOT
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional

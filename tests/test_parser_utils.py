@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from autograder.reference import load_reference
+from autograder.grading.reference import load_reference
 from tests.conftest import PYTHON
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)

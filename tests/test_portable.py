@@ -1,4 +1,4 @@
-"""The portable path (autograder/portable.py): ``check`` where the Linux worker cannot run.
+"""The portable path (autograder/boundary/portable_session.py): ``check`` where the Linux worker cannot run.
 
 Forced here on Linux (``AUTOGRADER_PORTABLE=1``, ``check --portable``): the references pass, the
 starter scores zero, planted bugs lose points exactly where they are, and a time limit, a crash, printed
@@ -25,13 +25,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import gradescope
-from autograder.config import Assignment, AssignmentConfig, Limits, load_assignment
-from autograder.grading import assemble
-from autograder.isolation import (PORTABLE_ENV, NeedsLinux, detect_isolation, portable_isolation,
+from autograder.course import gradescope
+from autograder.core.config import Assignment, AssignmentConfig, Limits, load_assignment
+from autograder.grading.grade import assemble
+from autograder.boundary.isolation import (PORTABLE_ENV, NeedsLinux, detect_isolation, portable_isolation,
                                   require_linux_worker)
-from autograder.portable import PortableSession
-from autograder.sandbox import StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSpec, WorkerTimeout
+from autograder.boundary.portable_session import PortableSession
+from autograder.boundary.session import StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSpec, WorkerTimeout
 from tests.conftest import PYTHON, Grader, check_bug_is_localised, check_starter_scores_zero, lost_points
 from tests.fixtures import hostile, parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import Bug
@@ -395,13 +395,13 @@ def test_the_students_commands_work_on_a_simulated_windows(windows, repo, tmp_pa
 
 # What the student's commands import, and what their workers do (the fixtures in the worker).
 STUDENT_MODULES = [
-    "autograder.cli", "autograder.selfcheck", "autograder.grading", "autograder.sandbox",
-    "autograder.isolation", "autograder.protocol", "autograder.forkserver", "autograder.portable",
-    "autograder.collect", "autograder.config", "autograder.results", "autograder.report", "autograder.runner",
-    "autograder.testing", "autograder.expected", "autograder.carried_forward", "autograder.preflight",
-    "autograder.preload", "autograder.reference", "autograder.submission", "autograder.safe_files",
-    "autograder.checks", "autograder.gradients", "autograder.ownership",
-    "autograder.worker.main", "autograder.worker.portable", "autograder.worker.helpers",
+    "autograder.cli.main", "autograder.course.check", "autograder.grading.grade", "autograder.boundary.session",
+    "autograder.boundary.isolation", "autograder.boundary.protocol", "autograder.boundary.fork_client", "autograder.boundary.portable_session",
+    "autograder.course.collect", "autograder.core.config", "autograder.core.results", "autograder.course.report", "autograder.grading.runner",
+    "autograder.grading.testing", "autograder.grading.expected", "autograder.grading.carried_forward", "autograder.grading.preflight",
+    "autograder.boundary.preload", "autograder.grading.reference", "autograder.core.submission", "autograder.core.safe_files",
+    "autograder.grading.checks", "autograder.grading.gradients", "autograder.grading.ownership",
+    "autograder.worker.calls", "autograder.worker.portable", "autograder.worker.helpers",
     "autograder.worker.probes", "autograder.worker.forkserver",
 ]
 PACKAGES = ["autograder.written", "autograder.handout"]
@@ -424,9 +424,9 @@ def test_every_module_of_the_students_commands_imports_on_a_simulated_windows(wi
 
 
 # Linux's own: the worker's output file and null device, and the removal of its folders.
-TEXT_MODE_ALLOWED = {("sandbox", "_start"), ("worker.forkserver", "_become_worker_process"),
-                     ("safe_files", "remove_tree"), ("safe_files", "_open_folder"),
-                     ("safe_files", "_allow_folder")}
+TEXT_MODE_ALLOWED = {("boundary.session", "_start"), ("worker.forkserver", "_become_worker_process"),
+                     ("core.safe_files", "remove_tree"), ("core.safe_files", "_open_folder"),
+                     ("core.safe_files", "_allow_folder")}
 
 
 def test_every_file_the_students_commands_open_by_descriptor_is_opened_binary():

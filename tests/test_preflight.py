@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.config import Limits
-from autograder.preflight import broken_imports
-from autograder.sandbox import StudentRaised, WorkerSession, WorkerSpec
+from autograder.core.config import Limits
+from autograder.grading.preflight import broken_imports
+from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 

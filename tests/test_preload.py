@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import textwrap
 
-from autograder.config import Limits, load_assignment
-from autograder.forkserver import ForkServer
-from autograder.grading import module_names
-from autograder.preload import library_imports
-from autograder.sandbox import WorkerSession, WorkerSpec
+from autograder.core.config import Limits, load_assignment
+from autograder.boundary.fork_client import ForkServer
+from autograder.grading.grade import module_names
+from autograder.boundary.preload import library_imports
+from autograder.boundary.session import WorkerSession, WorkerSpec
 
 
 def _write(folder, files: dict[str, str]) -> None:

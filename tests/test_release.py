@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from autograder.config import available_assignments, load_assignment
-from autograder.release import ReleaseError, release, strip_solutions
+from autograder.core.config import available_assignments, load_assignment
+from autograder.course.starter import ReleaseError, release, strip_solutions
 from tests.conftest import PYTHON
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)

@@ -10,10 +10,10 @@ import stat
 import pytest
 from pydantic import ValidationError
 
-from autograder import grading
-from autograder.config import AssignmentConfig, Question
-from autograder import results as res
-from autograder.results import GradescopeResults, read_results, write_results
+from autograder.grading import grade as grading
+from autograder.core.config import AssignmentConfig, Question
+from autograder.core import results as res
+from autograder.core.results import GradescopeResults, read_results, write_results
 
 
 def row(number: str = "1.1", score: float = 1.0, max_score: float = 2.0, **extra) -> dict:

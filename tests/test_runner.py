@@ -12,9 +12,9 @@ from gradescope_utils.autograder_utils.decorators import (number, partial_credit
                                                           weight)
 from pydantic import ValidationError
 
-from autograder import runner, testing
-from autograder.config import Assignment, AssignmentConfig, ConfigError, Question, load_config
-from autograder.runner import INTERNAL_ERROR, collect_tests, run_tests
+from autograder.grading import runner, testing
+from autograder.core.config import Assignment, AssignmentConfig, ConfigError, Question, load_config
+from autograder.grading.runner import INTERNAL_ERROR, collect_tests, run_tests
 
 INTERNAL_MARK = "This is not a problem with your code"
 

@@ -1,4 +1,4 @@
-"""autograder.safe_files: a folder the student's code could write into is removed without following a
+"""autograder.core.safe_files: a folder the student's code could write into is removed without following a
 link, changing a mode through a name, or touching anything outside it; as root and as an ordinary
 user (a grader without root, whose student code runs as itself), and while a process keeps swapping
 a sub-folder for a link to a folder outside."""
@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from autograder.safe_files import remove_tree
+from autograder.core.safe_files import remove_tree
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 

@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder import sandbox
-from autograder.config import Limits
-from autograder.protocol import Opaque
-from autograder.sandbox import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
+from autograder.boundary import session as sandbox
+from autograder.core.config import Limits
+from autograder.boundary.protocol import Opaque
+from autograder.boundary.session import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
                                 WorkerSpec, WorkerTimeout, copy_files)
+
+pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 MOD = '''
 import fcntl
@@ -24,8 +26,6 @@ import random
 import sys
 
 import numpy as np
-
-pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 
 def value(x, y=1):

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.bundle import leaks, write_bundle
-from autograder.config import available_assignments, load_assignment
-from autograder.dataset import DatasetError
-from autograder.results import GradescopeResults
+from autograder.course.release import leaks, write_bundle
+from autograder.core.config import available_assignments, load_assignment
+from autograder.course.dataset import DatasetError
+from autograder.core.results import GradescopeResults
 from autograder.written.giveaway import answer_finders, readable_text
 from tests.conftest import PYTHON
 from tests.fixtures.word2vec_bugs import BUGS

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.assignments.parser.handout import GOLD_TREE
-from autograder.config import load_assignment
-from autograder.runner import collect_tests, run_tests
+from autograder.core.config import load_assignment
+from autograder.grading.runner import collect_tests, run_tests
 from autograder.written.answers import AnswerSheet, SubmittedAnswers, read_markdown
 from autograder.written.transition_table import TableError, grade_table, reference_table
 

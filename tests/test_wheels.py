@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from autograder.dependencies import (IMAGES, PLATFORMS, PYTHONS, Image, notebook_requirements, pins,
+from autograder.course.dependencies import (IMAGES, PLATFORMS, PYTHONS, Image, notebook_requirements, pins,
                                      requirements, resolve)
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
@@ -32,7 +32,7 @@ def test_each_image_lock_pins_our_requirements_as_pyproject_does_for_its_python(
             wanted = str(requirement.specifier).removeprefix("==")
             name = requirement.name.lower().replace("_", "-")
             assert locked.get(name) == wanted, (f"{image.lock_path.name} pins {name}=={locked.get(name)}, "
-                                                f"pyproject.toml {wanted}: run python -m autograder.dependencies")
+                                                f"pyproject.toml {wanted}: run python -m autograder.course.dependencies")
 
 
 def test_one_numpy_pin_for_every_supported_python():

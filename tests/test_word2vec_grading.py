@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from autograder.results import GradescopeResults
+from autograder.core.results import GradescopeResults
 from tests.conftest import (PYTHON, assert_complete, check_bug_is_localised, check_starter_scores_zero,
                             lost_points, question_scores)
 from tests.fixtures.mutants import bug

@@ -9,11 +9,11 @@ import nbformat
 import pytest
 
 from autograder.assignments.parser.handout import ANSWER_FORMATS
-from autograder.config import load_assignment
-from autograder.runner import collect_tests, run_tests
+from autograder.core.config import load_assignment
+from autograder.grading.runner import collect_tests, run_tests
 from autograder.written.answer_file import MAX_ANSWER_BYTES
 from autograder.written.answers import AnswerSheet, AnswersError, choose_answer_sheet, read_answers, read_markdown
-from autograder.written.check import check_answers
+from autograder.written.check_written import check_answers
 from autograder.written.expressions import ExpressionError, compare, read_formula
 from autograder.written.formats import AnswerFormatError, FormulaAnswer
 from autograder.written.labels import Label, match_label, read_label

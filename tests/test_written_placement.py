@@ -12,9 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.config import load_assignment
+from autograder.core.config import load_assignment
 from autograder.written.answers import AnswerSheet, read_answers, read_markdown
-from autograder.written.check import check_answers
+from autograder.written.check_written import check_answers
 from autograder.written.intent import Guesser, question_words, words
 from autograder.written.labels import bold_label, could_mean, read_label, split_label
 

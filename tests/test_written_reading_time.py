@@ -13,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from autograder.config import load_assignment
+from autograder.core.config import load_assignment
 from autograder.written import answers
 from autograder.written.answers import AnswersError, read_answers, submitted_answers
 from autograder.written.latex import scan

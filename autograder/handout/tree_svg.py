@@ -29,8 +29,7 @@ def tree_svg(tree: DependencyTree, description: str) -> str:
         f'viewBox="0 0 {width} {baseline + 16}" role="img">',
         f"  <title>{escape(description)}</title>",
         "  <defs>",
-        '    <marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto">',
+        '    <marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">',
         '      <path d="M0,0 L10,5 L0,10 z" fill="#1f4e79"/>',
         "    </marker>",
         "  </defs>",
@@ -44,8 +43,7 @@ def tree_svg(tree: DependencyTree, description: str) -> str:
         end = x[dependent]
         parts.append(f'    <path d="M{start},{feet} C{start},{feet - rise} {end},{feet - rise} {end},{feet}"/>')
     parts.append("  </g>")
-    parts.append('  <g font-family="Helvetica, Arial, sans-serif" font-size="16" text-anchor="middle" '
-                 'fill="#111111">')
+    parts.append('  <g font-family="Helvetica, Arial, sans-serif" font-size="16" text-anchor="middle" fill="#111111">')
     for position, word in enumerate(words):
         weight = ' font-weight="bold"' if position == 0 else ""
         parts.append(f'    <text x="{x[position]}" y="{baseline}"{weight}>{escape(word)}</text>')

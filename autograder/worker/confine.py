@@ -8,7 +8,7 @@ the student's code, the unprivileged user (root) or no capabilities (user namesp
 or ptrace by the same user, no_new_privs and the seccomp filter (:func:`inside`). Without namespaces
 the same steps but the view run in one process.
 
-The grader decides what to ask for (see :mod:`autograder.isolation`, which first tries the same
+The grader decides what to ask for (see :mod:`autograder.boundary.isolation`, which first tries the same
 steps in a probe process), so in a worker every step that was asked for must succeed: each function
 returns what failed and the worker refuses to run student code if anything did.
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from autograder.worker import namespaces, seccomp
 from autograder.worker.namespaces import View
@@ -52,13 +52,18 @@ class Plan:
     view: View | None = None
 
     @classmethod
-    def from_json(cls, data: dict) -> "Plan":
+    def from_json(cls, data: dict) -> Plan:
         limits, view = data.get("limits"), data.get("view")
-        return cls(limits=ResourceLimits(**limits) if limits else None, uid=data.get("uid"),
-                   gid=data.get("gid"), network_namespace=bool(data.get("network_namespace")),
-                   seccomp=bool(data.get("seccomp")), namespaces=bool(data.get("namespaces")),
-                   user_namespace=bool(data.get("user_namespace")),
-                   view=View.from_json(view) if view else None)
+        return cls(
+            limits=ResourceLimits(**limits) if limits else None,
+            uid=data.get("uid"),
+            gid=data.get("gid"),
+            network_namespace=bool(data.get("network_namespace")),
+            seccomp=bool(data.get("seccomp")),
+            namespaces=bool(data.get("namespaces")),
+            user_namespace=bool(data.get("user_namespace")),
+            view=View.from_json(view) if view else None,
+        )
 
 
 def _set_limits(limits: ResourceLimits, uid: int) -> None:
@@ -80,8 +85,7 @@ def _drop_capabilities() -> None:
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
     class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.capset(ctypes.byref(Header(_LINUX_CAPABILITY_VERSION_3, 0)), (Data * 2)()) != 0:
@@ -127,8 +131,7 @@ def outside(plan: Plan, *, view: bool) -> dict[str, str]:
         limits = plan.limits
         _step(failed, "limits", lambda: _set_limits(limits, target_uid), "setrlimit failed: ")
     if plan.network_namespace:
-        _step(failed, "network_namespace",
-              lambda: namespaces.unshare(namespaces.CLONE_NEWNET, "unshare(CLONE_NEWNET)"))
+        _step(failed, "network_namespace", lambda: namespaces.unshare(namespaces.CLONE_NEWNET, "unshare(CLONE_NEWNET)"))
     if view and plan.view is not None:
         the_view, gid = plan.view, plan.gid if plan.gid is not None else os.getgid()
         _step(failed, "view", lambda: namespaces.build_view(the_view, target_uid, gid))

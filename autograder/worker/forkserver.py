@@ -3,9 +3,9 @@ worker's supervisor from itself.
 
 Starting a Python and importing numpy, the protocol and the assignment's fixtures takes about a
 quarter of a second, more than most questions' own work. So the grader starts this process once per
-grading (:class:`autograder.forkserver.ForkServer`) and every worker's supervisor is a fork of it: still
+grading (:class:`autograder.boundary.fork_client.ForkServer`) and every worker's supervisor is a fork of it: still
 a fresh process per worker, and from there on the same steps as ever (:func:`supervisor.supervise`).
-It also imports the libraries the reference imports (:mod:`autograder.preload`), which a worker
+It also imports the libraries the reference imports (:mod:`autograder.boundary.preload`), which a worker
 would otherwise import again: matplotlib alone takes most of a second.
 
 It never runs student code and nothing reaches it from there: a supervisor closes the fork server's
@@ -23,15 +23,12 @@ It is the parent of every supervisor and reaps one only when told to stop it, so
 supervisor the grader has not stopped is never another process's. When the grader closes the channel
 (or dies), it stops every supervisor it still has and exits.
 
-The grader imports :func:`send` and :func:`receive` from here on any system (the self-check runs on
-Windows and macOS without a fork server), so what confines and forks, which only Linux has, is
-imported where it is used.
+Its messages with the grader are :mod:`autograder.boundary.fork_messages`.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import select
 import signal
@@ -39,30 +36,11 @@ import socket
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
-MAX_MESSAGE_BYTES = 1 << 20
-KILL_ROUNDS = 10
-
-
-def send(channel: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
-    data = json.dumps(message).encode()
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ValueError(f"fork server message of {len(data)} bytes, over {MAX_MESSAGE_BYTES}")
-    socket.send_fds(channel, [data], list(fds))
-
-
-def receive(channel: socket.socket) -> tuple[dict | None, list[int]]:
-    """The next message and the descriptors that came with it; None when the other side has closed."""
-    data, fds, flags, _ = socket.recv_fds(channel, MAX_MESSAGE_BYTES, 3)
-    if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
-        for fd in fds:
-            os.close(fd)
-        raise ValueError("fork server message truncated")
-    if not data:
-        return None, fds
-    return json.loads(data), fds
+from autograder.boundary.fork_messages import KILL_ROUNDS, receive, send
 
 
 def serve(config: dict) -> None:
@@ -71,7 +49,7 @@ def serve(config: dict) -> None:
 
     channel = socket.socket(fileno=config["control_fd"])
     try:
-        from autograder.worker.main import serve as serve_worker
+        from autograder.worker.calls import serve as serve_worker
 
         name = config.get("fixtures_module")
         fixtures = importlib.import_module(name) if name else None
@@ -145,8 +123,11 @@ class _Server:
             plan = confine.Plan.from_json(message["plan"])
             if plan.view is not None:
                 plan = replace(plan, view=replace(plan.view, runtime=self.runtime))
-            supervisor.supervise(plan, (request_fd, reply_fd),
-                                 lambda: self.run_worker(request_fd, reply_fd, message.get("blocked") or {}))
+            supervisor.supervise(
+                plan,
+                (request_fd, reply_fd),
+                lambda: self.run_worker(request_fd, reply_fd, message.get("blocked") or {}),
+            )
         except BaseException:
             traceback.print_exc()
         os._exit(1)

@@ -3,7 +3,7 @@
 When a test of one question runs the student's code, a helper that another question owns (the
 student's ``softmax`` inside their network's forward pass) can be replaced, for that call only, by a
 stand-in that sends its inputs to the grader and returns the grader's answer, which the grader gets
-from the reference solution (:mod:`autograder.carried_forward`). No reference code enters this
+from the reference solution (:mod:`autograder.grading.carried_forward`). No reference code enters this
 process, and nothing here decides anything: the stand-in only relays the call.
 
 A helper is ``module.function`` or ``module.Class.method``. A method travels with its object's
@@ -26,8 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from autograder.protocol import (KEPT, ArgRef, Decoder, Encoder, FrameReader, Handle, ObjectState, ProtocolError,
-                                 pack_parts, write_all)
+from autograder.boundary.protocol import (
+    KEPT,
+    ArgRef,
+    Decoder,
+    Encoder,
+    FrameReader,
+    Handle,
+    ObjectState,
+    ProtocolError,
+    pack_parts,
+    write_all,
+)
 
 # Calls per helper on which the student's own helper also runs, to compare: a bug may show only
 # on some inputs (LEFT-ARC, not SHIFT), so small calls are compared until one differs; calls with
@@ -58,8 +68,7 @@ class Channel:
 class Relay:
     """Replaces the helpers of one call by stand-ins; :meth:`restore` puts the student's back."""
 
-    def __init__(self, channel: Channel, targets: list[str], resolve: Callable[[str], Any],
-                 scratch: str) -> None:
+    def __init__(self, channel: Channel, targets: list[str], resolve: Callable[[str], Any], scratch: str) -> None:
         self.channel = channel
         self.scratch = scratch
         self.resolve = resolve
@@ -94,8 +103,11 @@ class Relay:
 
     def _student_modules(self) -> list[Any]:
         inside = self.scratch + os.sep
-        return [m for m in list(sys.modules.values())
-                if os.path.abspath(getattr(m, "__file__", None) or "").startswith(inside)]
+        return [
+            m
+            for m in list(sys.modules.values())
+            if os.path.abspath(getattr(m, "__file__", None) or "").startswith(inside)
+        ]
 
     def _stand_in(self, target: str, original: Callable, *, method: bool) -> Callable:
         def stand_in(*args: Any, **kwargs: Any) -> Any:
@@ -111,8 +123,11 @@ class Relay:
         rest = args[1:] if method else args
         handles: list[Any] = []  # objects that cannot travel: the grader calls them back
         encoder = Encoder()
-        document: dict[str, Any] = {"helper": target, "args": encoder.encode(_wrap(list(rest), handles)),
-                                    "kwargs": encoder.encode(_wrap(kwargs, handles))}
+        document: dict[str, Any] = {
+            "helper": target,
+            "args": encoder.encode(_wrap(list(rest), handles)),
+            "kwargs": encoder.encode(_wrap(kwargs, handles)),
+        }
         if owner is not None:
             sync = self._sync(owner)
             document["owner"] = f"{self.token}:{id(owner)}"
@@ -163,7 +178,7 @@ class Relay:
             return shown
         return StateSync._each(value, (), lambda item, _: self._materialise(item, arguments))
 
-    def _sync(self, owner: Any) -> "StateSync":
+    def _sync(self, owner: Any) -> StateSync:
         # the owner is kept alive with its sync, so its id names no other object during this call
         return self.syncs.setdefault(id(owner), (owner, StateSync()))[1]
 
@@ -223,7 +238,7 @@ def _instance(cls_name: str, resolve: Callable[[str], Any]) -> Any:
     try:
         cls = resolve(cls_name)
         if isinstance(cls, type):
-            return cls.__new__(cls)
+            return cls.__new__(cls)  # type: ignore[call-overload]  # the class's own __new__, not type's
     except Exception:
         pass
     return SimpleNamespace()
@@ -297,16 +312,23 @@ def _unchanged(seen: np.ndarray | None, value: np.ndarray) -> bool:
         return False
     nan = value.dtype.kind in "fc"
     sample = np.linspace(0, value.size - 1, num=min(value.size, 64), dtype=np.intp)
-    return bool(np.array_equal(seen.flat[sample], value.flat[sample], equal_nan=nan)
-                and np.array_equal(seen, value, equal_nan=nan))
+    return bool(
+        np.array_equal(seen.flat[sample], value.flat[sample], equal_nan=nan)
+        and np.array_equal(seen, value, equal_nan=nan)
+    )
 
 
 def _merge(old: Any, new: Any) -> Any:
     """``new`` put into ``old`` in place where the two have the same form; returns what to keep."""
     if new is KEPT:
         return old
-    if isinstance(old, np.ndarray) and isinstance(new, np.ndarray) and old.shape == new.shape \
-            and old.dtype == new.dtype and old.flags.writeable:
+    if (
+        isinstance(old, np.ndarray)
+        and isinstance(new, np.ndarray)
+        and old.shape == new.shape
+        and old.dtype == new.dtype
+        and old.flags.writeable
+    ):
         old[...] = new
         return old
     if isinstance(old, dict) and isinstance(new, dict):
@@ -316,7 +338,7 @@ def _merge(old: Any, new: Any) -> Any:
             old[key] = _merge(old[key], value) if key in old else value
         return old
     if isinstance(old, list) and isinstance(new, list):
-        old[:] = [_merge(o, n) for o, n in zip(old, new)] + new[len(old):]
+        old[:] = [_merge(o, n) for o, n in zip(old, new)] + new[len(old) :]
         return old
     if isinstance(old, np.random.Generator) and isinstance(new, np.random.Generator):
         old.bit_generator.state = new.bit_generator.state

@@ -65,8 +65,12 @@ class View:
 
     @classmethod
     def from_json(cls, data: dict) -> View:
-        return cls(root=str(data["root"]), scratch=str(data["scratch"]), tmp_mb=int(data["tmp_mb"]),
-                   runtime=tuple(str(path) for path in data.get("runtime", ())))
+        return cls(
+            root=str(data["root"]),
+            scratch=str(data["scratch"]),
+            tmp_mb=int(data["tmp_mb"]),
+            runtime=tuple(str(path) for path in data.get("runtime", ())),
+        )
 
 
 def runtime_folders(trusted_paths: list[str]) -> tuple[str, ...]:
@@ -108,9 +112,13 @@ def unshare(flags: int, what: str = "unshare") -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    encode = (lambda text: text.encode() if text is not None else None)
-    _check(_libc().mount(encode(source), encode(target), encode(fstype), flags, encode(data)),
-           f"mount {source or fstype} on {target}")
+    def encode(text: str | None) -> bytes | None:
+        return text.encode() if text is not None else None
+
+    _check(
+        _libc().mount(encode(source), encode(target), encode(fstype), flags, encode(data)),
+        f"mount {source or fstype} on {target}",
+    )
 
 
 def enter_user_namespace() -> None:
@@ -182,8 +190,12 @@ def _dev(root: str, tmp_mb: int) -> None:
     for name in _DEVICES:
         open(os.path.join(dev, name), "w").close()
         _bind(f"/dev/{name}", os.path.join(dev, name), writable=True, device=True)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         os.symlink(target, os.path.join(dev, name))
     os.makedirs(os.path.join(dev, "shm"))
     _tmpfs(os.path.join(dev, "shm"), tmp_mb)

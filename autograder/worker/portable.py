@@ -1,32 +1,19 @@
-"""The worker of the portable path (:mod:`autograder.portable`): a plain subprocess, on any system.
+"""The worker of the portable path (:mod:`autograder.boundary.portable_session`): a plain subprocess, on any system.
 
-Started as ``python -s -c BOOT CONFIG_JSON`` in its scratch folder, with the grader's requests on its
-stdin, replies expected on its stdout and stderr already the output file. Before anything else it
-takes stdin and stdout for itself, as private descriptors that no process it starts inherits, and
-puts the null device on fd 0 and the output file on fd 1: whatever the student's code prints or
-reads never touches the protocol. From there on it is :func:`autograder.worker.main.serve`, as on
-Linux, but without the confinement (:mod:`autograder.worker.confine`) that only Linux has.
+Started as :func:`autograder.boundary.launch.portable_command` says, in its scratch folder, with the
+grader's requests on its stdin, replies expected on its stdout and stderr already the output file.
+Before anything else it takes stdin and stdout for itself, as private descriptors that no process it
+starts inherits, and puts the null device on fd 0 and the output file on fd 1: whatever the student's
+code prints or reads never touches the protocol. From there on it is
+:func:`autograder.worker.calls.serve`, as on Linux, but without the confinement
+(:mod:`autograder.worker.confine`) that only Linux has.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
-
-# As the supervisor's BOOT: the '' entry that ``-c`` puts first goes before any import, so that no
-# student file in the working folder can shadow a module imported here.
-BOOT = (
-    "import sys; sys.path[:] = [p for p in sys.path if p]; "
-    "import json; config = json.loads(sys.argv[1]); sys.path[:0] = config['trusted_paths']; "
-    "from autograder.worker.portable import main; main(config)"
-)
-
-
-def command(python: str, config: dict) -> list[str]:
-    """``config``: trusted_paths, fixtures_module and blocked, as :func:`main` reads them."""
-    return [python, "-s", "-c", BOOT, json.dumps(config)]
 
 
 def main(config: dict) -> None:
@@ -34,7 +21,7 @@ def main(config: dict) -> None:
     # Imported here, while the framework is still on sys.path: serve() takes it away.
     name = config.get("fixtures_module")
     fixtures = importlib.import_module(name) if name else None
-    from autograder.worker.main import serve
+    from autograder.worker.calls import serve
 
     serve(request_fd, reply_fd, fixtures, config["trusted_paths"], config.get("blocked") or {})
 

@@ -1,6 +1,6 @@
 """Probes every assignment can use: small scripted interactions run next to the student's code.
 
-A probe receives the student's modules (:class:`autograder.worker.main.StudentModules`) and returns
+A probe receives the student's modules (:class:`autograder.worker.calls.StudentModules`) and returns
 raw outputs for the grader to judge. Probes never decide whether anything is right.
 """
 
@@ -17,8 +17,9 @@ def _first_number(result: Any) -> float:
     return float(value)
 
 
-def directional_losses(student, target: str, args: list, wrt: int, directions, h: float = 1e-4,
-                       seed: int = 0) -> np.ndarray:
+def directional_losses(
+    student, target: str, args: list, wrt: int, directions, h: float = 1e-4, seed: int = 0
+) -> np.ndarray:
     """Losses of ``target`` at ``args[wrt] + h d`` (row 0) and ``args[wrt] - h d`` (row 1), for
     each direction ``d`` in ``directions`` (an array of shape ``(k, *args[wrt].shape)``).
 
@@ -45,6 +46,6 @@ def directional_losses(student, target: str, args: list, wrt: int, directions, h
 
 
 def import_module(student, name: str) -> bool:
-    """Imports one of the student's modules: the import check of :mod:`autograder.preflight`."""
+    """Imports one of the student's modules: the import check of :mod:`autograder.grading.preflight`."""
     student.module(name)
     return True

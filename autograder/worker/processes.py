@@ -20,7 +20,7 @@ def _stat(pid: int) -> tuple[int, str] | None:
     except OSError:
         return None
     # the command name in parentheses may itself hold spaces and parentheses
-    fields = data[data.rindex(b")") + 2:].split()
+    fields = data[data.rindex(b")") + 2 :].split()
     return int(fields[1]), fields[0].decode()
 
 

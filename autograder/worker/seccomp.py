@@ -73,10 +73,22 @@ class _Arch:
 
 
 _ARCHES = {
-    "x86_64": _Arch(audit_arch=0xC000003E, nr_socket=41, nr_socketpair=53, nr_clone=56, nr_prctl=157,
-                    refused=(101, 310, 311, 312, 165, 166, 155, 161, 272, 308) + _COMMON_REFUSED),
-    "aarch64": _Arch(audit_arch=0xC00000B7, nr_socket=198, nr_socketpair=199, nr_clone=220, nr_prctl=167,
-                     refused=(117, 270, 271, 272, 40, 39, 41, 51, 97, 268) + _COMMON_REFUSED),
+    "x86_64": _Arch(
+        audit_arch=0xC000003E,
+        nr_socket=41,
+        nr_socketpair=53,
+        nr_clone=56,
+        nr_prctl=157,
+        refused=(101, 310, 311, 312, 165, 166, 155, 161, 272, 308) + _COMMON_REFUSED,
+    ),
+    "aarch64": _Arch(
+        audit_arch=0xC00000B7,
+        nr_socket=198,
+        nr_socketpair=199,
+        nr_clone=220,
+        nr_prctl=167,
+        refused=(117, 270, 271, 272, 40, 39, 41, 51, 97, 268) + _COMMON_REFUSED,
+    ),
 }
 
 
@@ -85,8 +97,7 @@ class SeccompUnavailable(Exception):
 
 
 class _SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
-                ("k", ctypes.c_uint)]
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
 
 
 class _SockFprog(ctypes.Structure):
@@ -104,8 +115,7 @@ def _assemble(program: list[tuple]) -> list[tuple[int, int, int, int]]:
             instructions.append(item)
     resolved = []
     for index, (code, k, if_true, if_false) in enumerate(instructions):
-        offsets = [places[target] - index - 1 if isinstance(target, str) else target
-                   for target in (if_true, if_false)]
+        offsets = [places[target] - index - 1 if isinstance(target, str) else target for target in (if_true, if_false)]
         resolved.append((code, offsets[0], offsets[1], k))
     return resolved
 
@@ -123,16 +133,23 @@ def worker_program(arch: _Arch) -> list[tuple[int, int, int, int]]:
         (_JEQ, arch.nr_socketpair, "family", 0),
         (_JEQ, arch.nr_clone, "clone", 0),
         (_JEQ, arch.nr_prctl, "prctl", "allow"),
-        ("label", "family"), (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        ("label", "family"),
+        (_LD_W_ABS, _ARG0_LOW, 0, 0),
         (_JEQ, ALLOWED_FAMILY, "allow", "refuse"),
-        ("label", "clone"), (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        ("label", "clone"),
+        (_LD_W_ABS, _ARG0_LOW, 0, 0),
         (_JSET, _CLONE_NEW_ANY, "refuse", "allow"),
-        ("label", "prctl"), (_LD_W_ABS, _ARG0_LOW, 0, 0),
+        ("label", "prctl"),
+        (_LD_W_ABS, _ARG0_LOW, 0, 0),
         (_JEQ, _PR_SET_DUMPABLE, "refuse", "allow"),
-        ("label", "allow"), (_RET, _RET_ALLOW, 0, 0),
-        ("label", "refuse"), (_RET, _RET_ERRNO | _EPERM, 0, 0),
-        ("label", "no such call"), (_RET, _RET_ERRNO | _ENOSYS, 0, 0),
-        ("label", "kill"), (_RET, _RET_KILL_PROCESS, 0, 0),
+        ("label", "allow"),
+        (_RET, _RET_ALLOW, 0, 0),
+        ("label", "refuse"),
+        (_RET, _RET_ERRNO | _EPERM, 0, 0),
+        ("label", "no such call"),
+        (_RET, _RET_ERRNO | _ENOSYS, 0, 0),
+        ("label", "kill"),
+        (_RET, _RET_KILL_PROCESS, 0, 0),
     ]
     return _assemble(program)
 
@@ -140,8 +157,9 @@ def worker_program(arch: _Arch) -> list[tuple[int, int, int, int]]:
 def current_arch() -> _Arch:
     machine = platform.machine()
     if machine not in _ARCHES or sys.byteorder != "little":
-        raise SeccompUnavailable(f"no filter for this architecture ({machine}, {sys.byteorder}-endian); "
-                                 f"supported: {', '.join(_ARCHES)}")
+        raise SeccompUnavailable(
+            f"no filter for this architecture ({machine}, {sys.byteorder}-endian); supported: {', '.join(_ARCHES)}"
+        )
     return _ARCHES[machine]
 
 
@@ -156,7 +174,7 @@ def install() -> None:
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
     if prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
         raise SeccompUnavailable(f"prctl(PR_SET_NO_NEW_PRIVS) failed: errno {ctypes.get_errno()}")
-    if prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.cast(ctypes.byref(fprog), ctypes.c_void_p),
-             0, 0) != 0:
-        raise SeccompUnavailable(f"prctl(PR_SET_SECCOMP) failed: errno {ctypes.get_errno()} "
-                                 "(a kernel without seccomp filters?)")
+    if prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.cast(ctypes.byref(fprog), ctypes.c_void_p), 0, 0) != 0:
+        raise SeccompUnavailable(
+            f"prctl(PR_SET_SECCOMP) failed: errno {ctypes.get_errno()} (a kernel without seccomp filters?)"
+        )

@@ -12,9 +12,8 @@ serves the grader's calls. It:
 - when the child ends, kills whatever the child left running and exits the way the child did, so the
   grader can tell the student why their code stopped.
 
-This module is also how the grader starts a trusted process (:data:`BOOT`): the fork server
-(``mode: forkserver``), or a probe (``mode: probe``) that tries the confinement steps in itself and
-prints which ones failed, as JSON: that is how the grader learns what this machine allows.
+:func:`probe` runs the same steps in a probe process (:mod:`autograder.worker.boot`), to learn what
+this machine allows.
 """
 
 from __future__ import annotations
@@ -22,44 +21,21 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import signal
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable, NoReturn
+from typing import NoReturn
 
+from autograder.boundary.launch import UNCONFINED_EXIT
 from autograder.worker import confine, namespaces
 from autograder.worker.processes import kill_descendants
 
-# Run with ``python -s -c BOOT CONFIG_JSON``. ``-s`` rather than ``-I``: ``-I`` implies ``-E``, which
-# would drop PYTHONHASHSEED and PYTHONUNBUFFERED from the worker's environment (built from scratch
-# anyway). The '' entry that ``-c`` puts first goes before any import, so no student file in the
-# working folder can shadow a module imported here.
-BOOT = (
-    "import sys; sys.path[:] = [p for p in sys.path if p]; "
-    "import json; config = json.loads(sys.argv[1]); sys.path[:0] = config['trusted_paths']; "
-    "from autograder.worker.supervisor import main; main(config)"
-)
-UNCONFINED_EXIT = 70  # the child could not apply its plan and did not run student code
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def command(python: str, config: dict) -> list[str]:
-    return [python, "-s", "-c", BOOT, json.dumps(config)]
-
-
-def main(config: dict) -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # mirroring a crash must not dump our memory
-    if config["mode"] == "probe":
-        _probe(confine.Plan.from_json(config["plan"]), config["trusted_paths"])
-    else:
-        from autograder.worker import forkserver  # which forks supervisors: it imports this module
-
-        forkserver.serve(config)
-
-
-def _probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
+def probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
     """Try ``plan`` as a worker would, in a child, and print which steps failed, as JSON."""
     folders = [path for path in sys.path if path and path not in trusted_paths and os.path.isdir(path)]
     if plan.view is not None:
@@ -69,9 +45,11 @@ def _probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
         if plan.uid is not None and "user" not in failed:
             hidden = confine.unreadable(folders)
             if hidden:
-                failed["user"] = (f"the user cannot read {hidden[0]}, from which this Python imports (is "
-                                  "a folder above it private?); grade with a Python installed outside "
-                                  "private folders, such as a venv made from /usr/bin/python3")
+                failed["user"] = (
+                    f"the user cannot read {hidden[0]}, from which this Python imports (is "
+                    "a folder above it private?); grade with a Python installed outside "
+                    "private folders, such as a venv made from /usr/bin/python3"
+                )
         print(json.dumps(failed), flush=True)
 
     child, status_pipe = _start_confined(plan, (), report, probing=True)
@@ -87,8 +65,11 @@ def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[
 
     def run_or_refuse(failed: dict[str, str]) -> None:
         if failed:
-            print("autograder: the process for your code could not be confined, so your code was "
-                  "not run: " + "; ".join(f"{k}: {v}" for k, v in failed.items()), file=sys.stderr)
+            print(
+                "autograder: the process for your code could not be confined, so your code was "
+                "not run: " + "; ".join(f"{k}: {v}" for k, v in failed.items()),
+                file=sys.stderr,
+            )
             os._exit(UNCONFINED_EXIT)
         run_worker()
 
@@ -104,8 +85,9 @@ def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[
     _exit_like(_worker_status(status_pipe, status))
 
 
-def _start_confined(plan: confine.Plan, pipes: tuple[int, ...], body: Callable[[dict[str, str]], None],
-                    probing: bool) -> tuple[int, int]:
+def _start_confined(
+    plan: confine.Plan, pipes: tuple[int, ...], body: Callable[[dict[str, str]], None], probing: bool
+) -> tuple[int, int]:
     """Fork the process that confines itself as ``plan`` says and calls ``body`` with what failed.
     With namespaces that process is the first of a new pid namespace, which builds the view and
     forks the one that calls ``body`` (:func:`_init`). Returns the child and the pipe on which it
@@ -139,8 +121,13 @@ def _start_confined(plan: confine.Plan, pipes: tuple[int, ...], body: Callable[[
     return child, status_r
 
 
-def _init(plan: confine.Plan, failed: dict[str, str], body: Callable[[dict[str, str]], None],
-          pipes: tuple[int, ...], status_w: int) -> NoReturn:
+def _init(
+    plan: confine.Plan,
+    failed: dict[str, str],
+    body: Callable[[dict[str, str]], None],
+    pipes: tuple[int, ...],
+    status_w: int,
+) -> NoReturn:
     """The first process of the worker's pid namespace: builds the view, forks the process that
     runs ``body``, reaps whatever ends below it, and when that process ends sends its wait status
     and exits, which kills everything left in the namespace."""
@@ -167,6 +154,8 @@ def _worker_status(status_pipe: int, fallback: int) -> int:
     finally:
         os.close(status_pipe)
     return int.from_bytes(data, "little", signed=True) if len(data) == 4 else fallback
+
+
 def _reap_until_alone(child: int) -> int:
     """Reap every process that ends below us; once ``child`` has ended, kill the rest."""
     status = 1 << 8  # exit status 1, should the child's status be lost
@@ -180,7 +169,7 @@ def _reap_until_alone(child: int) -> int:
             kill_descendants(os.getpid())
 
 
-def _exit_like(status: int) -> None:
+def _exit_like(status: int) -> NoReturn:
     code = os.waitstatus_to_exitcode(status)
     if code >= 0:
         os._exit(code)

@@ -18,18 +18,22 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from autograder.core.errors import AutograderError
 
 MAX_ANSWER_BYTES = 8 * 2**20
 # Markdown lines of one answer file (notebook: its Markdown cells). A handout with every answer in
 # it is about a thousand; the cap only stops files made to be slow to read.
 MAX_MARKDOWN_LINES = 20_000
 NOTEBOOK_VERSION = 4
-_RESAVE = ("open it in Jupyter, save it and submit it again (if Jupyter cannot open it, put your answers in "
-           "the Markdown answer sheet, written.md, instead)")
+_RESAVE = (
+    "open it in Jupyter, save it and submit it again (if Jupyter cannot open it, put your answers in "
+    "the Markdown answer sheet, written.md, instead)"
+)
 
 
-class AnswersError(Exception):
+class AnswersError(AutograderError):
     """The answers file cannot be read at all; the message says what to do."""
 
 
@@ -41,8 +45,9 @@ def read_text(path: Path, follow_links: bool = True) -> str:
     try:
         return data.decode("utf-8-sig")  # a byte-order mark is no part of the text
     except UnicodeDecodeError as error:
-        raise AnswersError(f"{path.name} is not UTF-8 text (byte {error.start} cannot be read); save it "
-                           "as UTF-8 and submit it again") from None
+        raise AnswersError(
+            f"{path.name} is not UTF-8 text (byte {error.start} cannot be read); save it as UTF-8 and submit it again"
+        ) from None
 
 
 def _read_bytes(path: Path, follow_links: bool) -> bytes:
@@ -65,15 +70,16 @@ def _read_bytes(path: Path, follow_links: bool) -> bytes:
     with os.fdopen(descriptor, "rb") as stream:
         data = stream.read(MAX_ANSWER_BYTES + 1)  # one byte more tells a file that grew meanwhile
     if len(data) > MAX_ANSWER_BYTES:
-        raise AnswersError(f"{path.name} is larger than {MAX_ANSWER_BYTES // 2**20} MB, so it was not read; "
-                           "clear the outputs of the notebook's code cells and submit it again")
+        raise AnswersError(
+            f"{path.name} is larger than {MAX_ANSWER_BYTES // 2**20} MB, so it was not read; "
+            "clear the outputs of the notebook's code cells and submit it again"
+        )
     return data
 
 
 def _open_problem(path: Path, error: OSError) -> str:
     if error.errno == errno.ELOOP:
-        return (f"{path.name} is a symbolic link; the grader reads no file through a link: submit the "
-                "file itself")
+        return f"{path.name} is a symbolic link; the grader reads no file through a link: submit the file itself"
     if error.errno == errno.ENOENT:
         return f"{path} does not exist"
     return f"{path.name} cannot be opened ({error.strerror or error}); submit it again"
@@ -105,17 +111,19 @@ def load_notebook(path: Path, follow_links: bool = True) -> Notebook:
     except ValueError:  # an integer of thousands of digits, which Python refuses to convert
         raise AnswersError(f"{name} is not a notebook: it holds a number too long to read; {_RESAVE}") from None
     if not isinstance(content, dict):
-        raise AnswersError(f"{name} is not a notebook: it holds {_json_kind(content)}, not an object with "
-                           f"'cells'; {_RESAVE}")
+        raise AnswersError(
+            f"{name} is not a notebook: it holds {_json_kind(content)}, not an object with 'cells'; {_RESAVE}"
+        )
     version = content.get("nbformat")
     if version != NOTEBOOK_VERSION:
         shown = "no version" if version is None else f"version {json.dumps(version)[:20]}"
-        raise AnswersError(f"{name} says it is a notebook of {shown} ('nbformat'); the grader reads version "
-                           f"{NOTEBOOK_VERSION}, which Jupyter writes: {_RESAVE}")
+        raise AnswersError(
+            f"{name} says it is a notebook of {shown} ('nbformat'); the grader reads version "
+            f"{NOTEBOOK_VERSION}, which Jupyter writes: {_RESAVE}"
+        )
     cells = content.get("cells")
     if not isinstance(cells, list):
-        raise AnswersError(f"{name} is not a valid notebook: 'cells' is {_json_kind(cells)}, not a list; "
-                           f"{_RESAVE}")
+        raise AnswersError(f"{name} is not a valid notebook: 'cells' is {_json_kind(cells)}, not a list; {_RESAVE}")
     return Notebook([_cell(cell, number, name) for number, cell in enumerate(cells, start=1)])
 
 
@@ -131,12 +139,19 @@ def _cell(cell: object, number: int, name: str) -> NotebookCell:
             shown = "an object" if wanted is dict else "text" + (" or a list of lines" if key == "source" else "")
             kind = "a list of other things than text" if isinstance(value, list) else _json_kind(value)
             raise AnswersError(f"{where} has a '{key}' that is {kind}, not {shown}; {_RESAVE}")
-    return NotebookCell(cell_type, source, metadata)
+    return NotebookCell(cast(str, cell_type), cast(str, source), cast(dict, metadata))  # checked above
 
 
 def _json_kind(value: object) -> str:
-    kinds = {dict: "an object", list: "a list", str: "a string", bool: "true or false", int: "a number",
-             float: "a number", type(None): "missing (or null)"}
+    kinds = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true or false",
+        int: "a number",
+        float: "a number",
+        type(None): "missing (or null)",
+    }
     return kinds.get(type(value), type(value).__name__)
 
 
@@ -152,5 +167,7 @@ def check_markdown_length(texts: list[str], name: str) -> None:
     """Refuses more than MAX_MARKDOWN_LINES lines of Markdown in all of ``texts`` together."""
     lines = sum(line_count(text) for text in texts)
     if lines > MAX_MARKDOWN_LINES:
-        raise AnswersError(f"{name} holds {lines:,} lines of Markdown, more than the {MAX_MARKDOWN_LINES:,} "
-                           "the grader reads; keep only your answers in it and submit it again")
+        raise AnswersError(
+            f"{name} holds {lines:,} lines of Markdown, more than the {MAX_MARKDOWN_LINES:,} "
+            "the grader reads; keep only your answers in it and submit it again"
+        )

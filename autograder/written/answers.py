@@ -17,14 +17,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from autograder.config import AssignmentConfig
-from autograder.submission import is_submitted_file
-from autograder.handout.data import handout_data
-from autograder.written.answer_file import (AnswersError, NotebookCell, check_markdown_length, load_notebook,
-                                            read_text)
+from autograder.core.config import AssignmentConfig
+from autograder.core.submission import is_submitted_file
+from autograder.written.answer_file import AnswersError, NotebookCell, check_markdown_length, load_notebook, read_text
 from autograder.written.blocks import BlockParser
-from autograder.written.labels import (Label, bold_label, could_mean, match_label, read_label,
-                                      written_question_in_full)
+from autograder.written.handout_data import handout_data
+from autograder.written.labels import Label, bold_label, could_mean, match_label, read_label, written_question_in_full
 from autograder.written.time_limit import ChildFailed, TimeLimitExceeded, run_with_time_limit
 
 PLACEHOLDER = "*Write your answer here.*"
@@ -87,20 +85,27 @@ class AnswerSheet(BaseModel):
     def answered(self, question: str) -> bool:
         return bool(self.text(question).strip())
 
-    def add(self, question: str, text: str, where: str, file: str = "", first_line: int = 1,
-            headings: list[Heading] | None = None) -> None:
-        first_line += text[:len(text) - len(text.lstrip())].count("\n")  # blank lines above it
+    def add(
+        self,
+        question: str,
+        text: str,
+        where: str,
+        file: str = "",
+        first_line: int = 1,
+        headings: list[Heading] | None = None,
+    ) -> None:
+        first_line += text[: len(text) - len(text.lstrip())].count("\n")  # blank lines above it
         text = text.strip()
         if text == PLACEHOLDER:
             text = ""
         previous = self.answers.get(question)
         if previous is not None and previous.text and text:
-            self.problems.append(f"{question} is answered twice ({previous.where} and {where}); "
-                                 f"only the first is read")
+            self.problems.append(f"{question} is answered twice ({previous.where} and {where}); only the first is read")
             return
         if previous is None or not previous.text:
-            self.answers[question] = Answer(question=question, text=text, where=where, file=file,
-                                            first_line=first_line, headings=headings or [])
+            self.answers[question] = Answer(
+                question=question, text=text, where=where, file=file, first_line=first_line, headings=headings or []
+            )
 
     def extend(self, question: str, text: str, where: str, file: str = "") -> None:
         """More of the answer to ``question`` (a notebook cell the student added below it)."""
@@ -182,8 +187,9 @@ class _Region:
 class _Placer:
     """Files the lines of one Markdown text under the questions its markers name (read_markdown)."""
 
-    def __init__(self, lines: list[str], written_ids: list[str], sheet: AnswerSheet, prefix: str,
-                 file: str, opened: str | None) -> None:
+    def __init__(
+        self, lines: list[str], written_ids: list[str], sheet: AnswerSheet, prefix: str, file: str, opened: str | None
+    ) -> None:
         self.lines, self.ids, self.sheet, self.prefix, self.file = lines, written_ids, sheet, prefix, file
         self.context: list[tuple[float, Label, Heading]] = []  # enclosing label headings, resolved
         self.current: _Open | None = None
@@ -206,17 +212,25 @@ class _Placer:
         self.context.append((marker.level, resolved, marker.heading()))
         found = match_label(resolved, self.ids)
         if found.question is not None:
-            self.current = _Open(found.question, marker.level, marker.body,
-                                 f"{self.prefix}line {marker.line + 1} ({marker.shown!r})",
-                                 [heading for _, _, heading in self.context])
+            self.current = _Open(
+                found.question,
+                marker.level,
+                marker.body,
+                f"{self.prefix}line {marker.line + 1} ({marker.shown!r})",
+                [heading for _, _, heading in self.context],
+            )
         elif found.problem:
-            self.region = _Region(marker.body, marker.title,
-                                  f"its {marker.kind} names no question (line {marker.line + 1})")
-            self.sheet.problems.append(f"{self.prefix}line {marker.line + 1}: the {marker.kind} "
-                                       f"{marker.shown!r} names no question: {found.problem}")
+            self.region = _Region(
+                marker.body, marker.title, f"its {marker.kind} names no question (line {marker.line + 1})"
+            )
+            self.sheet.problems.append(
+                f"{self.prefix}line {marker.line + 1}: the {marker.kind} "
+                f"{marker.shown!r} names no question: {found.problem}"
+            )
         else:
-            self.region = _Region(marker.body, marker.title,
-                                  f"its {marker.kind} names a section, not one written question")
+            self.region = _Region(
+                marker.body, marker.title, f"its {marker.kind} names a section, not one written question"
+            )
 
     def _stays_inside(self, marker: _Marker) -> bool:
         """Whether a marker deeper than the open answer's leaves its text in that answer: it does
@@ -225,6 +239,7 @@ class _Placer:
         to another question on a guess."""
         if marker.label is None:
             return True  # "### Derivation", "##### Answer:"
+        assert self.current is not None  # asked only inside an answer
         question = self.current.question
         named = written_question_in_full(marker.label, self.ids)
         if named not in (None, question) and not self.fixed:
@@ -238,17 +253,22 @@ class _Placer:
         return True
 
     def _kept(self, marker: _Marker, other: str, named: bool) -> str:
+        assert self.current is not None  # asked only inside an answer
         question = self.current.question
         where = f"{self.prefix}line {marker.line + 1}: the {marker.kind} {marker.shown!r}"
         example = "**Step 1**" if marker.bold else f"{'#' * int(marker.level)} Step 1"
         reword = f"if it belongs to {question}, reword it so that it names no question (for example '{example}')"
         if self.fixed:
-            return (f"{where} is in the answer cell of {question}, so its text is graded with {question}, "
-                    f"but it {'names' if named else 'could mean'} {other}. If it answers {other}, move it "
-                    f"to the answer cell of {other}; {reword}.")
-        return (f"{where} is inside the answer to {question} (heading on line "
-                f"{self.current.headings[-1].line}) and could also mean {other}; its text stays in "
-                f"{question}. If it answers {other}, move it under the heading of {other}; {reword}.")
+            return (
+                f"{where} is in the answer cell of {question}, so its text is graded with {question}, "
+                f"but it {'names' if named else 'could mean'} {other}. If it answers {other}, move it "
+                f"to the answer cell of {other}; {reword}."
+            )
+        return (
+            f"{where} is inside the answer to {question} (heading on line "
+            f"{self.current.headings[-1].line}) and could also mean {other}; its text stays in "
+            f"{question}. If it answers {other}, move it under the heading of {other}; {reword}."
+        )
 
     def _after_answer(self, closed: _Open | None, marker: _Marker) -> str:
         """Why text under a heading that names no question is not placed, with the likely fix when
@@ -256,9 +276,11 @@ class _Placer:
         if closed is None or marker.level != closed.level or marker.bold:
             return "no heading above it names a question"
         deeper = "#" * (int(marker.level) + 1)
-        return (f"the heading {marker.title!r} is at the level of the heading of {closed.question} above "
-                f"it, so it ends that answer; if the text belongs to {closed.question}, make the heading "
-                f"deeper ('{deeper} {marker.title}')")
+        return (
+            f"the heading {marker.title!r} is at the level of the heading of {closed.question} above "
+            f"it, so it ends that answer; if the text belongs to {closed.question}, make the heading "
+            f"deeper ('{deeper} {marker.title}')"
+        )
 
     def _leave(self, level: float) -> None:
         while self.context and self.context[-1][0] >= level:
@@ -269,27 +291,40 @@ class _Placer:
 
     def _text(self, body: tuple[int, int], end: int) -> str:
         line, column = body
-        return "\n".join([self.lines[line][column:], *self.lines[line + 1:end]]) if line < end else ""
+        return "\n".join([self.lines[line][column:], *self.lines[line + 1 : end]]) if line < end else ""
 
     def close(self, end: int) -> None:
         if self.current is not None:
             answer = self.current
-            self.sheet.add(answer.question, self._text(answer.body, end), answer.where, file=self.file,
-                           first_line=answer.body[0] + 1, headings=answer.headings)
+            self.sheet.add(
+                answer.question,
+                self._text(answer.body, end),
+                answer.where,
+                file=self.file,
+                first_line=answer.body[0] + 1,
+                headings=answer.headings,
+            )
         elif self.region is not None:
             # Comments are the answer sheet's instructions, not answers; blank lines keep the count.
             body = _COMMENT.sub(lambda m: "\n" * m.group().count("\n"), self._text(self.region.body, end))
             if body.strip():
-                line = self.region.body[0] + 1 + body[:len(body) - len(body.lstrip())].count("\n")
+                line = self.region.body[0] + 1 + body[: len(body) - len(body.lstrip())].count("\n")
                 under = f" (under the heading {self.region.heading!r})" if self.region.heading else ""
-                self.sheet.unplaced.append(Unplaced(where=f"{self.prefix}line {line}{under}",
-                                                    excerpt=_excerpt(body), reason=self.region.reason,
-                                                    text=body.strip(), heading=self.region.heading))
+                self.sheet.unplaced.append(
+                    Unplaced(
+                        where=f"{self.prefix}line {line}{under}",
+                        excerpt=_excerpt(body),
+                        reason=self.region.reason,
+                        text=body.strip(),
+                        heading=self.region.heading,
+                    )
+                )
         self.current, self.region = None, None
 
 
-def read_markdown(text: str, written_ids: list[str], sheet: AnswerSheet, where: str = "",
-                  file: str = "", opened: str | None = None) -> None:
+def read_markdown(
+    text: str, written_ids: list[str], sheet: AnswerSheet, where: str = "", file: str = "", opened: str | None = None
+) -> None:
     """Place the answers of Markdown ``text`` into ``sheet``. ``where`` prefixes the locations
     reported; ``file`` is what line numbers count from ("" for the file itself, "cell 12").
 
@@ -318,10 +353,12 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
     lost: the handout's question headings then open the answers."""
     notebook = load_notebook(path, follow_links)
     cells = [(number, _cell_tag(cell), cell) for number, cell in enumerate(notebook.cells, start=1)]
-    read = [(number, tag, cell) for number, tag, cell in cells
-            if tag is not None or (cell.cell_type == "markdown" and cell.source.strip())]
-    check_markdown_length([cell.source for _, tag, cell in read if tag is None or tag.role == "answer"],
-                          path.name)
+    read = [
+        (number, tag, cell)
+        for number, tag, cell in cells
+        if tag is not None or (cell.cell_type == "markdown" and cell.source.strip())
+    ]
+    check_markdown_length([cell.source for _, tag, cell in read if tag is None or tag.role == "answer"], path.name)
     current: str | None = None  # the question the cells read so far answer
     for number, tag, cell in read:
         where = f"cell {number}"
@@ -349,8 +386,9 @@ def _cell_tag(cell: NotebookCell) -> CellTag | None:
         return None
 
 
-def read_answers(path: Path, config: AssignmentConfig, *, follow_links: bool = True,
-                 seconds: float | None = None) -> AnswerSheet:
+def read_answers(
+    path: Path, config: AssignmentConfig, *, follow_links: bool = True, seconds: float | None = None
+) -> AnswerSheet:
     """The answers in ``path`` (a ``.ipynb`` notebook or a Markdown file), read in a child process
     that gets ``seconds`` (READING_SECONDS by default). Raises AnswersError, and nothing else, when
     the file cannot be read. ``follow_links``: False for a submitted file (a link to the reference
@@ -358,15 +396,20 @@ def read_answers(path: Path, config: AssignmentConfig, *, follow_links: bool = T
     path = Path(path)
     seconds = READING_SECONDS if seconds is None else seconds
     try:
-        return run_with_time_limit(_read_answers_now, (path, config, follow_links), seconds, AnswerSheet,
-                                   (AnswersError,))
+        return run_with_time_limit(
+            _read_answers_now, (path, config, follow_links), seconds, AnswerSheet, (AnswersError,)
+        )
     except TimeLimitExceeded:
-        raise AnswersError(f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer "
-                           "file takes well under a second); keep only your answers in it and submit it "
-                           "again") from None
+        raise AnswersError(
+            f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer "
+            "file takes well under a second); keep only your answers in it and submit it "
+            "again"
+        ) from None
     except ChildFailed as error:
-        raise AnswersError(f"{path.name} could not be read: the autograder failed while reading it ({error}). "
-                           "This is a fault of the autograder: tell the course staff") from None
+        raise AnswersError(
+            f"{path.name} could not be read: the autograder failed while reading it ({error}). "
+            "This is a fault of the autograder: tell the course staff"
+        ) from None
 
 
 def _read_answers_now(path: Path, config: AssignmentConfig, follow_links: bool) -> AnswerSheet:
@@ -409,9 +452,12 @@ def submitted_answers(folder: Path, config: AssignmentConfig) -> SubmittedAnswer
     try:
         return choose_answer_sheet(folder, config)
     except Exception as error:  # read_answers raises AnswersError only; this is for what it cannot foresee
-        return SubmittedAnswers(None, f"The written answers could not be read ({type(error).__name__}: "
-                                      f"{error}); the written questions score 0. This is a fault of the "
-                                      "autograder: tell the course staff.")
+        return SubmittedAnswers(
+            None,
+            f"The written answers could not be read ({type(error).__name__}: "
+            f"{error}); the written questions score 0. This is a fault of the "
+            "autograder: tell the course staff.",
+        )
 
 
 def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
@@ -425,10 +471,14 @@ def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnsw
     present = [Path(folder) / name for name in config.answer_files if is_submitted_file(Path(folder) / name)]
     if not present:
         links = [name for name in config.answer_files if (Path(folder) / name).is_symlink()]
-        return SubmittedAnswers(None, f"No written answers found: submit {' or '.join(config.answer_files)} "
-                                      "with your code, or the written questions score 0."
-                                + "".join(f" {name} is a link, which the grader does not follow: submit the "
-                                          "file itself." for name in links))
+        return SubmittedAnswers(
+            None,
+            f"No written answers found: submit {' or '.join(config.answer_files)} "
+            "with your code, or the written questions score 0."
+            + "".join(
+                f" {name} is a link, which the grader does not follow: submit the file itself." for name in links
+            ),
+        )
     sheets, unreadable = [], []
     for path in present:
         try:
@@ -441,8 +491,11 @@ def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnsw
     best = max(range(len(sheets)), key=lambda i: (counts[i], -i))
     notes = unreadable
     if sum(count > 0 for count in counts) > 1:
-        others = ", ".join(f"{sheet.source} ({count} answered)" for sheet, count in zip(sheets, counts)
-                           if sheet is not sheets[best])
-        notes.append(f"Written answers read from {sheets[best].source} ({counts[best]} answered); "
-                     f"also found {others}. Keep only one of them.")
+        others = ", ".join(
+            f"{sheet.source} ({count} answered)" for sheet, count in zip(sheets, counts) if sheet is not sheets[best]
+        )
+        notes.append(
+            f"Written answers read from {sheets[best].source} ({counts[best]} answered); "
+            f"also found {others}. Keep only one of them."
+        )
     return SubmittedAnswers(sheets[best], " ".join(notes))

@@ -26,7 +26,7 @@ class DependencyTree(BaseModel):
     heads: tuple[int, ...]
 
     @model_validator(mode="after")
-    def _well_formed(self) -> "DependencyTree":
+    def _well_formed(self) -> DependencyTree:
         if len(self.words) != len(self.heads) or not self.words:
             raise ValueError("a tree needs one head per word")
         if len({w.lower() for w in self.words} | {ROOT.lower()}) != len(self.words) + 1:
@@ -49,8 +49,11 @@ class DependencyTree(BaseModel):
             if len(stack) > 2 and self.heads[stack[-2] - 1] == stack[-1]:
                 stack.pop(-2)
                 sequence.append("LA")
-            elif len(stack) > 1 and self.heads[stack[-1] - 1] == stack[-2] and \
-                    all(self.heads[b - 1] != stack[-1] for b in buffer):
+            elif (
+                len(stack) > 1
+                and self.heads[stack[-1] - 1] == stack[-2]
+                and all(self.heads[b - 1] != stack[-1] for b in buffer)
+            ):
                 stack.pop()
                 sequence.append("RA")
             elif buffer:
@@ -67,7 +70,7 @@ class Configuration:
     buffer: tuple[str, ...]
 
     @classmethod
-    def initial(cls, words: tuple[str, ...]) -> "Configuration":
+    def initial(cls, words: tuple[str, ...]) -> Configuration:
         return cls((ROOT,), tuple(words))
 
     def why_illegal(self, transition: str) -> str | None:
@@ -80,7 +83,7 @@ class Configuration:
             return "RIGHT-ARC needs a word above ROOT on the stack"
         return None
 
-    def apply(self, transition: str) -> tuple["Configuration", Arc | None]:
+    def apply(self, transition: str) -> tuple[Configuration, Arc | None]:
         """The next configuration and the arc the transition adds; the transition must be legal."""
         if transition == "S":
             return Configuration(self.stack + self.buffer[:1], self.buffer[1:]), None

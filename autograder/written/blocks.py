@@ -21,7 +21,7 @@ from markdown_it.token import Token
 
 MAX_INDENT = 16
 MAX_TITLE = 200
-_DEEP_INDENT = re.compile(r"^[ \t]{%d,}" % (MAX_INDENT + 1), re.MULTILINE)
+_DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_INDENT + 1},}}", re.MULTILINE)
 
 
 class BlockParser:
@@ -36,5 +36,5 @@ class BlockParser:
         tokens = self._parser.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text))
         for opening, inline in zip(tokens, tokens[1:]):
             if opening.type == "heading_open" and len(inline.content) > MAX_TITLE:
-                inline.content = inline.content[:MAX_TITLE - 1] + "…"
+                inline.content = inline.content[: MAX_TITLE - 1] + "…"
         return tokens

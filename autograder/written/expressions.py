@@ -32,13 +32,17 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import cast
 
 # No two parts of the prefix can match the same characters, so a line that is not an answer line
 # fails at once ("[ \t]*[*_]*[ \t]*" would try every split of a long run of spaces).
-_ANSWER_LINE = re.compile(r"^[ \t>*_#-]*(?:final[ \t]+)?answer[ \t]*(?:[*_]+[ \t]*)?[:=][ \t]*[*_]*"
-                          r"(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE)
+_ANSWER_LINE = re.compile(
+    r"^[ \t>*_#-]*(?:final[ \t]+)?answer[ \t]*(?:[*_]+[ \t]*)?[:=][ \t]*[*_]*"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _BOXED = "\\boxed"
 _DISPLAY = ("$$", "\\[")
@@ -47,26 +51,82 @@ _MAX_LINE = 2000  # of an Answer: line, or of what is read below it
 _MAX_LENGTH = 200  # of the formula itself
 _DISPLAY_LINES = 20  # display math below "Answer:" must close within these lines
 
-_COMMANDS_DROPPED = re.compile(r"\\(?:left|right|bigg|Bigg|big|Big|displaystyle|textstyle|boxed|quad|qquad)"
-                               r"(?![a-zA-Z])|\\[,;:! ]|~")
+_COMMANDS_DROPPED = re.compile(
+    r"\\(?:left|right|bigg|Bigg|big|Big|displaystyle|textstyle|boxed|quad|qquad)"
+    r"(?![a-zA-Z])|\\[,;:! ]|~"
+)
 _TEXT = re.compile(r"\\(?:text|textrm|textit|mathrm|mathit|mathbf|mathsf|operatorname|rm)\s*\{([^{}]*)\}")
 _FONT_SWITCH = re.compile(r"\\(?:rm|it|bf)(?![a-zA-Z])\s*")  # {\rm drop}
 _TIMES = re.compile(r"\\(?:cdot|times|ast)(?![a-zA-Z])|[×·⋅∗]")
 _DIVIDE = re.compile(r"\\div(?![a-zA-Z])|÷")
 _FRAC = re.compile(r"\\[dtc]?frac(?![a-zA-Z])\s*")
 _SUBSCRIPT = re.compile(r"_\{\s*([A-Za-z0-9]+)\s*\}")
-_UNICODE = {"−": "-", "–": "-", "—": "-", "²": "^2", "³": "^3", "⁻¹": "^(-1)", "[": "(", "]": ")",
-            "{": "(", "}": ")", "^": "**", "`": ""}
-_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
-          "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
+_UNICODE = {
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "²": "^2",
+    "³": "^3",
+    "⁻¹": "^(-1)",
+    "[": "(",
+    "]": ")",
+    "{": "(",
+    "}": ")",
+    "^": "**",
+    "`": "",
+}
+_GREEK = (
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "pi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "chi",
+    "psi",
+    "omega",
+)
 _GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", _GREEK))
 _GREEK_COMMAND = re.compile(r"\\(?:var)?(" + "|".join(_GREEK) + r")(?![a-zA-Z])", re.IGNORECASE)
-_TOKEN = re.compile(r"\s*(?:(?P<number>\d+(?:\.\d*)?|\.\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<operator>\*\*|[-+*/])|(?P<open>\()|(?P<close>\)))")
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-              ast.Div: operator.truediv, ast.Pow: operator.pow}
-_ALLOWED = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow,
-            ast.UAdd, ast.USub, ast.Load)
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>\d+(?:\.\d*)?|\.\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<operator>\*\*|[-+*/])|(?P<open>\()|(?P<close>\)))"
+)
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+_ALLOWED = (
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Constant,
+    ast.Name,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.Pow,
+    ast.UAdd,
+    ast.USub,
+    ast.Load,
+)
 
 
 class ExpressionError(ValueError):
@@ -142,15 +202,15 @@ def _first_of(count: int, where: str) -> str:
 def _below(text: str, end: int) -> str:
     """What follows an empty "Answer:" line: display math up to its closing, else the next line
     that is not blank (at most _MAX_LINE characters of it)."""
-    following = text[end:end + _MAX_LINE * 2].lstrip("\r\n \t").splitlines()[:_DISPLAY_LINES]
+    following = text[end : end + _MAX_LINE * 2].lstrip("\r\n \t").splitlines()[:_DISPLAY_LINES]
     if not following:
         return ""
     first = following[0].strip()
     for opening, closing in (("$$", "$$"), ("\\[", "\\]")):
         if first.startswith(opening):
             for index, line in enumerate(following):
-                if closing in (line.strip()[len(opening):] if index == 0 else line):
-                    return "\n".join(following[:index + 1]).strip()[:_MAX_LINE]
+                if closing in (line.strip()[len(opening) :] if index == 0 else line):
+                    return "\n".join(following[: index + 1]).strip()[:_MAX_LINE]
     return first[:_MAX_LINE]
 
 
@@ -163,8 +223,9 @@ def _boxed(text: str) -> FinalAnswer | None:
     if inside is None:
         return None
     count = text.count(_BOXED)
-    return FinalAnswer(inside, "the boxed formula" if count == 1 else f"the last of {count} boxed formulas",
-                       on_answer_line=False)
+    return FinalAnswer(
+        inside, "the boxed formula" if count == 1 else f"the last of {count} boxed formulas", on_answer_line=False
+    )
 
 
 def _braced(text: str, position: int) -> str | None:
@@ -178,7 +239,7 @@ def _braced(text: str, position: int) -> str | None:
     for index in range(position, min(len(text), position + _MAX_LINE)):
         depth += {"{": 1, "}": -1}.get(text[index], 0)
         if depth == 0:
-            return text[position + 1:index]
+            return text[position + 1 : index]
     return None
 
 
@@ -209,13 +270,17 @@ def read_formula(answer: str, variables: dict[str, tuple[str, ...]]) -> Formula:
     try:
         tree = ast.parse(python, mode="eval")
     except SyntaxError:
-        raise ExpressionError(f"it reads as {_shown(python)}, which is not a formula (unbalanced brackets or "
-                              "a missing operator?)") from None
+        raise ExpressionError(
+            f"it reads as {_shown(python)}, which is not a formula (unbalanced brackets or a missing operator?)"
+        ) from None
     for node in ast.walk(tree.body):
-        if not isinstance(node, _ALLOWED) or (isinstance(node, ast.Constant)
-                                              and not isinstance(node.value, (int, float))):
-            raise ExpressionError(f"it reads as {_shown(python)}, which uses something other than numbers, "
-                                  "variables, + - * / ^ and brackets")
+        if not isinstance(node, _ALLOWED) or (
+            isinstance(node, ast.Constant) and not isinstance(node.value, (int, float))
+        ):
+            raise ExpressionError(
+                f"it reads as {_shown(python)}, which uses something other than numbers, "
+                "variables, + - * / ^ and brackets"
+            )
     return Formula(text=_shown(ast.unparse(tree)), tree=tree, variables=tuple(variables), ignored=ignored)
 
 
@@ -252,7 +317,7 @@ def _replace_fracs(text: str) -> str:
         for _ in range(2):
             argument, position = _argument(text, position)
             arguments.append(argument)
-        text = text[:match.start()] + f"(({arguments[0]})/({arguments[1]}))" + text[position:]
+        text = text[: match.start()] + f"(({arguments[0]})/({arguments[1]}))" + text[position:]
     return text
 
 
@@ -288,7 +353,7 @@ def _tokens(text: str, aliases: dict[str, str]) -> tuple[list[_Token], str]:
             names = _variables(match[kind], aliases)
             if names is None:
                 if len(match[kind]) >= 3:  # a word: what follows is commentary ("3k steps")
-                    return tokens, text[match.start(kind):].strip()
+                    return tokens, text[match.start(kind) :].strip()
                 raise ExpressionError(f"{match[kind]!r} is not a variable here (use {', '.join(sorted(aliases))})")
             tokens += [_Token("name", name) for name in names]
         else:
@@ -303,15 +368,20 @@ def _variables(word: str, aliases: dict[str, str]) -> list[str] | None:
     # fewest[i]: the fewest spellings that make up word[i:], as (count, first spelling's length)
     fewest: list[tuple[int, int] | None] = [None] * len(word) + [(0, 0)]
     for start in range(len(word) - 1, -1, -1):
-        options = [(fewest[end][0] + 1, end - start) for end in range(start + 1, len(word) + 1)
-                   if word[start:end] in aliases and fewest[end] is not None]
+        options = [
+            (after[0] + 1, end - start)
+            for end in range(start + 1, len(word) + 1)
+            if word[start:end] in aliases and (after := fewest[end]) is not None
+        ]
         fewest[start] = min(options, key=lambda option: (option[0], -option[1])) if options else None
     if fewest[0] is None:
         return None
     names, start = [], 0
     while start < len(word):
-        length = fewest[start][1]
-        names.append(aliases[word[start:start + length]])
+        step = fewest[start]
+        assert step is not None  # every start on the way is reached by a spelling
+        length = step[1]
+        names.append(aliases[word[start : start + length]])
         start += length
     return names
 
@@ -320,9 +390,12 @@ def _join(tokens: list[_Token]) -> str:
     """The tokens as Python, with ``*`` where a product has no sign: 3x, 3(x+1), (a)(b), k V, x 3."""
     parts: list[str] = []
     for previous, token in zip([None, *tokens], tokens):
-        if previous is not None and previous.kind in ("number", "name", "close") \
-                and token.kind in ("name", "open", "number") \
-                and not (previous.kind == "number" and token.kind == "number"):
+        if (
+            previous is not None
+            and previous.kind in ("number", "name", "close")
+            and token.kind in ("name", "open", "number")
+            and not (previous.kind == "number" and token.kind == "number")
+        ):
             parts.append("*")
         parts.append(token.text)
     return " ".join(parts)
@@ -330,20 +403,22 @@ def _join(tokens: list[_Token]) -> str:
 
 def _evaluate(node: ast.AST, values: dict[str, float]) -> float:
     if isinstance(node, ast.Constant):
-        return float(node.value)
+        return float(cast(float, node.value))  # the tokenizer lets numbers through only
     if isinstance(node, ast.Name):
         return values[node.id]
     if isinstance(node, ast.UnaryOp):
         operand = _evaluate(node.operand, values)
         return -operand if isinstance(node.op, ast.USub) else operand
+    node = cast(ast.BinOp, node)  # _checked allows no other node
     left, right = _evaluate(node.left, values), _evaluate(node.right, values)
     if isinstance(node.op, ast.Pow) and abs(right) > 64:
         raise ZeroDivisionError("exponent too large")  # refuse, like a value that does not exist
     return float(_OPERATORS[type(node.op)](left, right))
 
 
-def compare(formula: Formula, expected: Callable[[dict[str, float]], float],
-            points: list[dict[str, float]]) -> str | None:
+def compare(
+    formula: Formula, expected: Callable[[dict[str, float]], float], points: list[dict[str, float]]
+) -> str | None:
     """None when ``formula`` equals ``expected`` at every point, else where they differ."""
     for values in points:
         want = expected(values)

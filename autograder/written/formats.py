@@ -34,18 +34,20 @@ class FormulaAnswer:
         """The final answer in ``text``, as written and as read."""
         final = final_answer(text)
         if final is None:
-            raise AnswerFormatError("no final answer found; put it on a line of its own that starts "
-                                    "with 'Answer:'")
+            raise AnswerFormatError("no final answer found; put it on a line of its own that starts with 'Answer:'")
         try:
             return final, read_formula(final.text, self.variables)
         except ExpressionError as error:
             if not final.on_answer_line:
-                raise AnswerFormatError(f"no line starts with 'Answer:', and the whole answer is not a "
-                                        f"formula ({error}); put the final answer on a line of its own "
-                                        "that starts with 'Answer:'") from None
+                raise AnswerFormatError(
+                    f"no line starts with 'Answer:', and the whole answer is not a "
+                    f"formula ({error}); put the final answer on a line of its own "
+                    "that starts with 'Answer:'"
+                ) from None
             where = f" ({final.where})" if final.where else ""
-            raise AnswerFormatError(f"cannot read the final answer {final.text!r}{where}: {error}. "
-                                    f"{self.how_to_write()}") from None
+            raise AnswerFormatError(
+                f"cannot read the final answer {final.text!r}{where}: {error}. {self.how_to_write()}"
+            ) from None
 
     def read(self, text: str) -> Formula:
         return self.final(text)[1]
@@ -59,9 +61,11 @@ class FormulaAnswer:
         names = ", ".join(self.variables)
         example = f"\\frac{{{next(iter(self.variables), 'x')} + 1}}{{2}}"
         # Examples that answer no question: 3 times a variable, a half of one more than it.
-        return (f"Write it with numbers, {names}, + - * / ^ and brackets (\\frac{{a}}{{b}}, \\cdot and "
-                f"products without a sign such as 3{next(iter(self.variables), 'x')} work too), for example "
-                f"'Answer: ${example}$'")
+        return (
+            f"Write it with numbers, {names}, + - * / ^ and brackets (\\frac{{a}}{{b}}, \\cdot and "
+            f"products without a sign such as 3{next(iter(self.variables), 'x')} work too), for example "
+            f"'Answer: ${example}$'"
+        )
 
     def template(self) -> str:
         return ""
@@ -94,8 +98,9 @@ class TableAnswer:
         transitions = [row for row in rows if row.transition in NAMES]
         unreadable = [f"row {row.number}: " + "; ".join(row.problems) for row in rows if row.problems]
         if unreadable:
-            raise AnswerFormatError("some cells cannot be read: " + " | ".join(unreadable[:3])
-                                    + (" ..." if len(unreadable) > 3 else ""))
+            raise AnswerFormatError(
+                "some cells cannot be read: " + " | ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
+            )
         if not transitions:
             raise NotAnsweredYet("the table has no transitions yet: add one row per transition")
         return f"table read: {len(transitions)} transition{'s' if len(transitions) != 1 else ''}"

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from autograder.config import Assignment, ConfigError
-from autograder.handout.data import handout_data
+from autograder.core.config import Assignment, ConfigError
 from autograder.written.answers import AnswersError, read_answers
 from autograder.written.arc_standard import ROOT, Arc, Configuration, DependencyTree
 from autograder.written.expressions import ExpressionError, Formula, compare, read_formula
 from autograder.written.formats import AnswerFormat, AnswerFormatError, FormulaAnswer, TableAnswer
+from autograder.written.handout_data import handout_data
 
 Finder = Callable[[str], list[str]]  # text -> what was found, each with its line number
 
@@ -54,8 +54,7 @@ def answer_finders(assignment: Assignment) -> dict[str, Finder]:
         reference = read_answers(reference_file, assignment.config)
     except AnswersError as error:
         raise ConfigError(f"the reference answers are needed to search for them: {error}") from None
-    return {question: _finder(question, formats.get(question), reference.text(question))
-            for question in questions}
+    return {question: _finder(question, formats.get(question), reference.text(question)) for question in questions}
 
 
 def _finder(question: str, form: AnswerFormat | None, reference_answer: str) -> Finder:
@@ -65,10 +64,11 @@ def _finder(question: str, form: AnswerFormat | None, reference_answer: str) -> 
         try:
             return FormulaFinder(form.read(reference_answer), form.variables)
         except AnswerFormatError as error:
-            raise ConfigError(f"written question {question}: the reference answer cannot be read: "
-                              f"{error}") from None
-    raise ConfigError(f"written question {question}: no finder for answers of the form "
-                      f"{type(form).__name__} (see autograder/written/giveaway.py)")
+            raise ConfigError(f"written question {question}: the reference answer cannot be read: {error}") from None
+    raise ConfigError(
+        f"written question {question}: no finder for answers of the form "
+        f"{type(form).__name__} (see autograder/written/giveaway.py)"
+    )
 
 
 def readable_text(path: Path) -> str | None:
@@ -81,8 +81,10 @@ def readable_text(path: Path) -> str | None:
     if path.suffix == ".ipynb":
         try:
             cells = json.loads(text).get("cells", [])
-            return "\n".join("".join(c.get("source", "")) if isinstance(c.get("source"), list)
-                             else str(c.get("source", "")) for c in cells)
+            return "\n".join(
+                "".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", ""))
+                for c in cells
+            )
         except (ValueError, AttributeError):
             return text
     return text
@@ -95,21 +97,26 @@ def _line_of(text: str, position: int) -> int:
 def _contains(haystack: list, needle: list) -> int | None:
     """Index in ``haystack`` where ``needle`` starts as a contiguous run, or None."""
     for start in range(len(haystack) - len(needle) + 1):
-        if haystack[start:start + len(needle)] == needle:
+        if haystack[start : start + len(needle)] == needle:
             return start
     return None
 
 
 # ------------------------------------------------------------------------- transition tables
 
-_TRANSITION = re.compile(r"(?<![A-Za-z0-9_])(?:(?P<short>S|LA|RA)|"
-                         r"(?P<long>shift|left[-_ ]?arc|right[-_ ]?arc))(?![A-Za-z0-9_])", re.IGNORECASE)
+_TRANSITION = re.compile(
+    r"(?<![A-Za-z0-9_])(?:(?P<short>S|LA|RA)|"
+    r"(?P<long>shift|left[-_ ]?arc|right[-_ ]?arc))(?![A-Za-z0-9_])",
+    re.IGNORECASE,
+)
 _WORD = r"['\"`]?([A-Za-z][\w.-]*?)['\"`]?"
 _ARROW_ARC = re.compile(_WORD + r"\s*(?:-->|->|→|⟶|=>|\\to\b|\\rightarrow\b)\s*" + _WORD + r"(?![\w])")
 _BACK_ARC = re.compile(_WORD + r"\s*(?:<--|<-|←|⟵|\\leftarrow\b)\s*" + _WORD + r"(?![\w])")
 # (head, dependent) in brackets; square brackets only with quotes, as a bare [ROOT, I] is a stack.
-_PAIR_ARC = re.compile(r"\(\s*" + _WORD + r"\s*,\s*" + _WORD + r"\s*\)"
-                       r"|\[\s*['\"]([A-Za-z][\w.-]*)['\"]\s*,\s*['\"]([A-Za-z][\w.-]*)['\"]\s*\]")
+_PAIR_ARC = re.compile(
+    r"\(\s*" + _WORD + r"\s*,\s*" + _WORD + r"\s*\)"
+    r"|\[\s*['\"]([A-Za-z][\w.-]*)['\"]\s*,\s*['\"]([A-Za-z][\w.-]*)['\"]\s*\]"
+)
 
 
 @dataclass(frozen=True)
@@ -136,13 +143,17 @@ class TransitionTableFinder:
         transitions = [(m.start(), _short(m)) for m in _TRANSITION.finditer(text)]
         start = _contains([t for _, t in transitions], self.transitions)
         if start is not None:
-            found.append(f"line {_line_of(text, transitions[start][0])}: the gold transition sequence "
-                         f"of '{' '.join(self.tree.words)}'")
+            found.append(
+                f"line {_line_of(text, transitions[start][0])}: the gold transition sequence "
+                f"of '{' '.join(self.tree.words)}'"
+            )
         arcs = self._arcs(text)
         start = _contains([a for _, a in arcs], self.arcs_in_order)
         if start is not None:
-            found.append(f"line {_line_of(text, arcs[start][0])}: the gold arcs of "
-                         f"'{' '.join(self.tree.words)}' in the order the transitions create them")
+            found.append(
+                f"line {_line_of(text, arcs[start][0])}: the gold arcs of "
+                f"'{' '.join(self.tree.words)}' in the order the transitions create them"
+            )
         return found
 
     def _arcs(self, text: str) -> list[tuple[int, Arc]]:
@@ -170,8 +181,7 @@ def _short(match: re.Match) -> str:
 # commands, and the question's variables. Any other word ends the run.
 _TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d*)?|\.\d+|\S")
 _SYMBOLS = set("+-*/^()[]{}=·×⋅−–")
-_COMMANDS = {"\\frac", "\\dfrac", "\\tfrac", "\\cdot", "\\times", "\\left", "\\right", "\\gamma",
-             "\\big", "\\Big"}
+_COMMANDS = {"\\frac", "\\dfrac", "\\tfrac", "\\cdot", "\\times", "\\left", "\\right", "\\gamma", "\\big", "\\Big"}
 _SUBSCRIPT = re.compile(r"_\{\s*(?:\\(?:text|textrm|mathrm|mathit|rm)\s*\{\s*(\w+)\s*\}|(\w+))\s*\}")
 _MAX_TOKENS = 24
 _POINTS = (0.137, 0.291, 0.613)  # nothing special, so that different formulas differ there
@@ -191,14 +201,16 @@ class FormulaFinder:
         found: list[str] = []
         for run in _runs(text, aliases):
             for start, end in _windows(run, aliases):
-                candidate = text[run[start][0]:run[end][1]]
+                candidate = text[run[start][0] : run[end][1]]
                 try:
                     formula = read_formula(candidate, self.variables)
                 except ExpressionError:
                     continue
                 if compare(formula, self.answer, points) is None:
-                    found.append(f"line {_line_of(text, run[start][0])}: {candidate.strip()!r}, which is "
-                                 f"the answer {self.answer.text}")
+                    found.append(
+                        f"line {_line_of(text, run[start][0])}: {candidate.strip()!r}, which is "
+                        f"the answer {self.answer.text}"
+                    )
                     break
         return found
 
@@ -215,8 +227,14 @@ def _runs(text: str, aliases: set[str]) -> list[list[tuple[int, int, bool]]]:
     for match in _TOKEN.finditer(text):
         token = match[0]
         variable = token in aliases
-        if variable or token in _SYMBOLS or token in _COMMANDS or token[0].isdigit() or token[0] == "." \
-                or token == "gamma":
+        if (
+            variable
+            or token in _SYMBOLS
+            or token in _COMMANDS
+            or token[0].isdigit()
+            or token[0] == "."
+            or token == "gamma"
+        ):
             current.append((match.start(), match.end(), variable))
             continue
         if any(v for _, _, v in current):

@@ -17,30 +17,33 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from autograder.config import Assignment
-from autograder.handout.data import handout_data
-from autograder.handout.source import HEADING
+from autograder.core.config import Assignment
 from autograder.written.answers import METADATA_KEY
 from autograder.written.formats import AnswerFormat, AnswerFormatError
+from autograder.written.handout_data import handout_data
+from autograder.written.handout_source import HEADING
 from autograder.written.labels import Label, ending_in, label_suffix
 
 # Words that say nothing about which question a text answers.
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 the and for with that this from are was were its their then than into which what when why how does
 each every one two only not but can may must has have had been being our your you they them these
 those there where while also about above below under over more most less some any all use using
 since thus hence let get gets write show given point points written auto graded question answer part
 solution derivation proof working work notes note step steps response attempt draft final
-""".split())
+""".split()
+)
 _WORD = re.compile(r"[a-z]{3,}")
 # LaTeX commands are layout (\frac, \mathrm, \partial), except the Greek letters, which name things.
-_COMMAND = re.compile(r"\\(?!(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|sigma|"
-                      r"tau|phi|psi|omega)\b)[a-zA-Z]+")
+_COMMAND = re.compile(
+    r"\\(?!(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|sigma|"
+    r"tau|phi|psi|omega)\b)[a-zA-Z]+"
+)
 _SUFFIXES = ("ing", "es", "ed", "s", "e")
 MARGIN = 2.0  # how much better another question must fit than the one the heading gave
 FLOOR = 0.5  # how well, at least, before it is named (right answers score below it elsewhere)
@@ -54,7 +57,7 @@ def words(text: str) -> frozenset[str]:
             continue
         for suffix in _SUFFIXES:
             if word.endswith(suffix) and len(word) - len(suffix) >= 4 and not word.endswith("ss"):
-                word = word[:-len(suffix)]
+                word = word[: -len(suffix)]
                 break
         found.add(word)
     return frozenset(found)
@@ -88,15 +91,21 @@ def _handout_text(assignment: Assignment) -> str | None:
     """The handout's Markdown, from its notebook: in the repository (handouts/) and in the student
     bundle (its top folder), which has no handouts/NAME.md. None when neither can be read: the
     guess then uses the config's titles only."""
-    for path in (assignment.root / "handouts" / f"{assignment.name}.ipynb",
-                 assignment.root / f"{assignment.name}.ipynb"):
+    for path in (
+        assignment.root / "handouts" / f"{assignment.name}.ipynb",
+        assignment.root / f"{assignment.name}.ipynb",
+    ):
         try:
             notebook = _Notebook.model_validate(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError):
             continue
-        cells = [cell for cell in notebook.cells if cell.cell_type == "markdown"
-                 and isinstance(cell.metadata.get(METADATA_KEY), dict)
-                 and cell.metadata[METADATA_KEY].get("role") == "handout"]
+        cells = [
+            cell
+            for cell in notebook.cells
+            if cell.cell_type == "markdown"
+            and isinstance(cell.metadata.get(METADATA_KEY), dict)
+            and cell.metadata[METADATA_KEY].get("role") == "handout"
+        ]
         if cells:
             return "\n\n".join(c.source if isinstance(c.source, str) else "".join(c.source) for c in cells)
     return None
@@ -107,13 +116,16 @@ def _sections(text: str) -> dict[str, tuple[list[str], str]]:
     (its code question, its part), and the text right under each of them."""
     tokens = MarkdownIt("commonmark").parse(text)
     lines = text.splitlines()
-    headings = [(t.map[0], int(t.tag[1]), tokens[i + 1].content) for i, t in enumerate(tokens)
-                if t.type == "heading_open" and t.map]
+    headings = [
+        (t.map[0], int(t.tag[1]), tokens[i + 1].content)
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.map
+    ]
     found: dict[str, tuple[list[str], str]] = {}
     around: list[tuple[int, str, str]] = []  # (level, title, own text) of the enclosing headings
     for index, (line, level, title) in enumerate(headings):
         end = headings[index + 1][0] if index + 1 < len(headings) else len(lines)
-        own = "\n".join(lines[line + 1:end])
+        own = "\n".join(lines[line + 1 : end])
         while around and around[-1][0] >= level:
             around.pop()
         if level == 1:
@@ -134,7 +146,9 @@ def question_words(assignment: Assignment) -> dict[str, QuestionWords]:
     code_titles = {q.id: q.title for q in config.questions}
     profiles = {}
     for question in config.written_questions:
-        parent = re.match(r"\d+[a-h]?", question.id).group()
+        prefix = re.match(r"\d+[a-h]?", question.id)
+        assert prefix is not None  # config validates every id
+        parent = prefix.group()
         titles, body = sections.get(question.id, ([code_titles.get(parent, "")], ""))
         title_words = words(" ".join([question.title, *titles]))
         profiles[question.id] = QuestionWords(question.id, question.title, title_words, title_words | words(body))
@@ -157,7 +171,7 @@ class Guesser:
         self.norm = {q: math.sqrt(sum(self.weight[w] for w in p.words)) or 1.0 for q, p in profiles.items()}
 
     @classmethod
-    def of(cls, assignment: Assignment) -> "Guesser":
+    def of(cls, assignment: Assignment) -> Guesser:
         return cls(question_words(assignment), handout_data(assignment).answer_formats)
 
     def title(self, question: str) -> str:
@@ -198,4 +212,3 @@ class Guesser:
         close = [q for score, q in fitting if score >= fitting[0][0] / 2]
         alike = ending_in(label_suffix(label), list(self.profiles)) if label is not None else []
         return next((q for q in close if q in alike), fitting[0][1])
-

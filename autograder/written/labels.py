@@ -31,7 +31,7 @@ class Label:
     letter: str | None = None
     part: str | None = None
 
-    def within(self, outer: "Label | None") -> "Label":
+    def within(self, outer: Label | None) -> Label:
         """This label with the parts it leaves out taken from the enclosing heading's label."""
         if outer is None or self.number is not None:
             return self
@@ -46,7 +46,7 @@ class Label:
 
 
 def _split_letters(word: str) -> tuple[str | None, str | None] | None:
-    """"a" -> (a, None), "ii" -> (None, ii), "aii" -> (a, ii); None if it is neither."""
+    """ "a" -> (a, None), "ii" -> (None, ii), "aii" -> (a, ii); None if it is neither."""
     if word in ROMAN:
         return None, word
     if word[0] in _LETTERS and (len(word) == 1 or word[1:] in ROMAN):
@@ -68,8 +68,12 @@ def split_label(heading: str) -> tuple[Label | None, str]:
     letter = part = None
     parenthesised = False
     while position < len(text):
-        match = _COMPONENT.match(text, _SEPARATOR.match(text, position).end())
-        split = _split_letters(match["inner"] or match["bare"]) if match else None
+        separator = _SEPARATOR.match(text, position)
+        assert separator is not None  # it matches the empty string too
+        match = _COMPONENT.match(text, separator.end())
+        if match is None:
+            break
+        split = _split_letters(match["inner"] or match["bare"])
         if split is None or (split[0] and (letter or part)) or (split[1] and part):
             break
         letter, part = split[0] or letter, split[1] or part
@@ -122,15 +126,17 @@ def match_label(label: Label, written_ids: list[str]) -> Match:
         alike = ending_in(label_suffix(label), written_ids)
         if alike:
             return Match(None, False, f"there is no written question {qid}; is it {' or '.join(alike)}?")
-        return Match(None, False, f"there is no written question {qid} (they are "
-                                  f"{', '.join(sorted(written_ids, key=sort_key))})")
+        return Match(
+            None, False, f"there is no written question {qid} (they are {', '.join(sorted(written_ids, key=sort_key))})"
+        )
     suffix = label_suffix(label)
     candidates = ending_in(suffix, written_ids)
     if len(candidates) == 1:
         return Match(candidates[0], False, None)
     if candidates:
-        return Match(None, False, f"it could be {' or '.join(candidates)}; write the number too "
-                                  f"(for example '{candidates[0]}')")
+        return Match(
+            None, False, f"it could be {' or '.join(candidates)}; write the number too (for example '{candidates[0]}')"
+        )
     return Match(None, False, f"no written question ends in {suffix}")
 
 

@@ -16,9 +16,14 @@ _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
 # Unicode's control characters (category Cc) but the newline.
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-_HINTS = {"\x07": "\\a (was it \\alpha?)", "\x08": "\\b (was it \\beta or \\bar?)",
-          "\x0c": "\\f (was it \\frac?)", "\x0b": "\\v (was it \\vec or \\varepsilon?)",
-          "\t": "\\t (was it \\theta, \\tau, \\times or \\text?)", "\r": "\\r (was it \\rho or \\right?)"}
+_HINTS = {
+    "\x07": "\\a (was it \\alpha?)",
+    "\x08": "\\b (was it \\beta or \\bar?)",
+    "\x0c": "\\f (was it \\frac?)",
+    "\x0b": "\\v (was it \\vec or \\varepsilon?)",
+    "\t": "\\t (was it \\theta, \\tau, \\times or \\text?)",
+    "\r": "\\r (was it \\rho or \\right?)",
+}
 MAX_PROBLEMS = 20  # per text: a file made of thousands of $ gets a readable report, and quickly
 # Dollar signs and runs of backticks read per text; a text with more (made to be slow: no answer has
 # that many) is checked up to there. What stays is linear in the length of the text, and quick.
@@ -127,22 +132,31 @@ def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
         # Inline math cannot cross a paragraph break; display math may span lines.
         if closing == -1 or (not display and text.find("\n\n", opening, closing) != -1):
             if len(problems) <= MAX_PROBLEMS:
-                excerpt = text[opening:opening + 30].split("\n")[0]
+                excerpt = text[opening : opening + 30].split("\n")[0]
                 problems.append((lines.at(opening), f"the {delimiter} before '{excerpt}' is never closed"))
             position = opening + len(delimiter)
             continue
         spans.append(MathSpan(opening, closing + len(delimiter), display, lines.at(opening)))
         position = closing + len(delimiter)
     if text.find("$", position, code.limit) != -1:
-        problems.append((lines.at(position), f"the math after this line is not checked: the text has more than "
-                                             f"{MAX_MARKS:,} $ signs"))
+        problems.append(
+            (
+                lines.at(position),
+                f"the math after this line is not checked: the text has more than {MAX_MARKS:,} $ signs",
+            )
+        )
     if code.limit < len(text):
-        problems.append((lines.at(max(position, code.limit)), "the math after this line is not checked: the "
-                         f"text has more than {MAX_MARKS:,} runs of backticks"))
+        problems.append(
+            (
+                lines.at(max(position, code.limit)),
+                f"the math after this line is not checked: the text has more than {MAX_MARKS:,} runs of backticks",
+            )
+        )
     problems += _control_characters(text, spans)
     if len(problems) > MAX_PROBLEMS:
-        problems = problems[:MAX_PROBLEMS] + [(problems[MAX_PROBLEMS][0], "more problems with math follow; "
-                                               "fix the ones above first")]
+        problems = problems[:MAX_PROBLEMS] + [
+            (problems[MAX_PROBLEMS][0], "more problems with math follow; fix the ones above first")
+        ]
     return spans, problems
 
 
@@ -161,8 +175,13 @@ def _control_characters(text: str, spans: list[MathSpan]) -> list[tuple[int, str
     for span in spans:
         for match in _CONTROL.finditer(text, span.start, span.end):
             hint = _HINTS.get(match[0], "")
-            found.append((lines.at(match.start()), f"control character U+{ord(match[0]):04X} inside math"
-                          + (f": a backslash command lost its backslash, {hint}" if hint else "")))
+            found.append(
+                (
+                    lines.at(match.start()),
+                    f"control character U+{ord(match[0]):04X} inside math"
+                    + (f": a backslash command lost its backslash, {hint}" if hint else ""),
+                )
+            )
             if len(found) > MAX_PROBLEMS:
                 return found
     return found

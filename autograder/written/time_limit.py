@@ -17,8 +17,9 @@ import os
 import signal
 import threading
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -37,8 +38,13 @@ class ChildFailed(Exception):
         self.kind = kind  # the exception's class name; "" when the child died without a word
 
 
-def run_with_time_limit(function: Callable[..., Model], args: tuple[Any, ...], seconds: float,
-                        model: type[Model], expected: tuple[type[Exception], ...] = ()) -> Model:
+def run_with_time_limit(
+    function: Callable[..., Model],
+    args: tuple[Any, ...],
+    seconds: float,
+    model: type[Model],
+    expected: tuple[type[Exception], ...] = (),
+) -> Model:
     """``function(*args)`` run in a child process within ``seconds``; its result must be ``model``.
 
     An exception of a class in ``expected`` is raised again here with its message; any other
@@ -48,7 +54,7 @@ def run_with_time_limit(function: Callable[..., Model], args: tuple[Any, ...], s
     # A fork copies only the calling thread: with other threads running, a lock one of them held
     # would stay locked in the child, so start a fresh interpreter then.
     forks = hasattr(os, "fork") and threading.active_count() == 1
-    context = multiprocessing.get_context("fork" if forks else "spawn")
+    context = multiprocessing.get_context("fork") if forks else multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(sender, function, args), daemon=True)
     child.start()

@@ -24,12 +24,15 @@ from pydantic import BaseModel
 from autograder.written.arc_standard import NAMES, ROOT, Arc, Configuration, DependencyTree, show
 
 COLUMNS = ("stack", "buffer", "dependency", "transition")
-_HEADER_WORDS = {"stack": ("stack",), "buffer": ("buffer",),
-                 "dependency": ("depend", "arc", "relation"), "transition": ("transition", "action")}
+_HEADER_WORDS = {
+    "stack": ("stack",),
+    "buffer": ("buffer",),
+    "dependency": ("depend", "arc", "relation"),
+    "transition": ("transition", "action"),
+}
 _PIPE = re.compile(r"(?<!\\)\|")
 _DELIMITER_CELL = re.compile(r"^:?-{1,}:?$")
-_EMPTY = {"", "-", "--", "—", "–", "∅", "ø", "empty", "none", "nothing", "n/a",
-          "\\emptyset", "\\varnothing"}
+_EMPTY = {"", "-", "--", "—", "–", "∅", "ø", "empty", "none", "nothing", "n/a", "\\emptyset", "\\varnothing"}
 # Every pattern here is linear in the cell it reads: no part of one can match what the part before
 # it matched (no "\s*" before an optional arrow, "[^{}]" inside braces), else a long cell, such as
 # one of 20,000 spaces, takes seconds.
@@ -43,13 +46,27 @@ _PAIR = re.compile(r"\(([^,()]+),([^,()]+)\)")
 # no row of it, and reading millions of cells of one line would take seconds.
 MAX_CELLS = 12
 MAX_ROWS = 500  # one row per transition: the handout's sentence of 8 words needs far fewer
-_TRANSITIONS = {"s": "S", "sh": "S", "shift": "S",
-                "la": "LA", "l": "LA", "left": "LA", "leftarc": "LA", "larc": "LA",
-                "ra": "RA", "r": "RA", "right": "RA", "rightarc": "RA", "rarc": "RA"}
+_TRANSITIONS = {
+    "s": "S",
+    "sh": "S",
+    "shift": "S",
+    "la": "LA",
+    "l": "LA",
+    "left": "LA",
+    "leftarc": "LA",
+    "larc": "LA",
+    "ra": "RA",
+    "r": "RA",
+    "right": "RA",
+    "rightarc": "RA",
+    "rarc": "RA",
+}
 _INITIAL = {"", "initial", "initialconfiguration", "initialconfig", "init", "start", "none"}
-HOW_GRADED = ("Half of the points are for the steps (each transition legal, with the configuration "
-              "and new dependency it produces), half for the arcs (gold arcs found, minus arcs that "
-              "are not in the gold tree).")
+HOW_GRADED = (
+    "Half of the points are for the steps (each transition legal, with the configuration "
+    "and new dependency it produces), half for the arcs (gold arcs found, minus arcs that "
+    "are not in the gold tree)."
+)
 
 
 class TableError(ValueError):
@@ -80,15 +97,19 @@ class TableGrade(BaseModel):
     notes: list[str]
 
     def feedback(self) -> str:
-        lines = [f"{self.steps_right} of {self.steps_needed} steps right; {len(self.arcs_right)} of "
-                 f"{len(self.arcs_right) + len(self.arcs_missing)} gold arcs in the table"
-                 + (f", {len(self.arcs_wrong)} not in the gold tree" if self.arcs_wrong else "") + "."]
+        lines = [
+            f"{self.steps_right} of {self.steps_needed} steps right; {len(self.arcs_right)} of "
+            f"{len(self.arcs_right) + len(self.arcs_missing)} gold arcs in the table"
+            + (f", {len(self.arcs_wrong)} not in the gold tree" if self.arcs_wrong else "")
+            + "."
+        ]
         lines += self.notes
         if self.step_problems:
             lines.append("First wrong row: " + self.step_problems[0])
             if len(self.step_problems) > 1:
-                lines.append("Also: " + "; ".join(self.step_problems[1:4])
-                             + (" ..." if len(self.step_problems) > 4 else ""))
+                lines.append(
+                    "Also: " + "; ".join(self.step_problems[1:4]) + (" ..." if len(self.step_problems) > 4 else "")
+                )
         if self.arcs_wrong:
             lines.append("Not in the gold tree: " + ", ".join(_arc(a) for a in self.arcs_wrong) + ".")
         if self.arcs_missing:
@@ -132,11 +153,14 @@ def _table_lines(text: str) -> tuple[list[str], dict[str, int]]:
         if len(cells) >= 3 and "stack" in columns and "buffer" in columns:
             missing = [n for n in COLUMNS if n not in columns]
             if missing:
-                raise TableError(f"the table's header has no column for: {', '.join(missing)}; use the "
-                                 "columns Stack | Buffer | New dependency | Transition")
+                raise TableError(
+                    f"the table's header has no column for: {', '.join(missing)}; use the "
+                    "columns Stack | Buffer | New dependency | Transition"
+                )
             return _rows(lines, index + 1), columns
-    raise TableError("no table found: write a Markdown table with the header "
-                     "| Stack | Buffer | New dependency | Transition |")
+    raise TableError(
+        "no table found: write a Markdown table with the header | Stack | Buffer | New dependency | Transition |"
+    )
 
 
 def _rows(lines: list[str], start: int) -> list[str]:
@@ -151,8 +175,10 @@ def _rows(lines: list[str], start: int) -> list[str]:
             continue
         rows.append(following)
         if len(rows) > MAX_ROWS:
-            raise TableError(f"the table has more than {MAX_ROWS} rows, so it was not read; it needs one row "
-                             "per transition, and the sentence needs far fewer")
+            raise TableError(
+                f"the table has more than {MAX_ROWS} rows, so it was not read; it needs one row "
+                "per transition, and the sentence needs far fewer"
+            )
     return rows
 
 
@@ -178,24 +204,28 @@ class _Words:
         text = re.sub(r"^[\[(⟨{]|[\])⟩}]$", "", text)
         tokens = [t for t in re.split(r"[,\s]+", text) if t]
         if len(tokens) > self.size:
-            problems.append(f"the {what} {_shown(cell)} holds {len(tokens)} items, more than the "
-                            f"{self.size} words of the sentence with ROOT")
+            problems.append(
+                f"the {what} {_shown(cell)} holds {len(tokens)} items, more than the "
+                f"{self.size} words of the sentence with ROOT"
+            )
             return None
         words = [self.word(t) for t in tokens]
         unknown = [t for t, w in zip(tokens, words) if w is None]
         if unknown:
-            problems.append(f"the {what} {_shown(cell)} holds {', '.join(_shown(u) for u in unknown[:3])}"
-                            f"{' ...' if len(unknown) > 3 else ''}, which "
-                            f"{'is not a word' if len(unknown) == 1 else 'are not words'} of the sentence")
+            problems.append(
+                f"the {what} {_shown(cell)} holds {', '.join(_shown(u) for u in unknown[:3])}"
+                f"{' ...' if len(unknown) > 3 else ''}, which "
+                f"{'is not a word' if len(unknown) == 1 else 'are not words'} of the sentence"
+            )
             return None
-        return tuple(words)
+        return tuple(w for w in words if w is not None)  # all of them, as none is unknown
 
     def arc(self, cell: str, problems: list[str]) -> Arc | None:
         text = _plain(cell)
         if text.lower() in _EMPTY:
             return None
         relation = _RELATION.search(text)
-        text = text[:relation.start()].rstrip() if relation else text
+        text = text[: relation.start()].rstrip() if relation else text
         pair: list[str] | None = None
         if _ARROW.search(text):
             pair = _ARROW.split(text, maxsplit=1)
@@ -207,7 +237,9 @@ class _Words:
         if not words or None in words:
             problems.append(f"cannot read the dependency {_shown(cell)}; write it as head -> dependent")
             return None
-        return (words[0], words[1])
+        head, dependent = words
+        assert head is not None and dependent is not None  # checked just above
+        return (head, dependent)
 
 
 def read_table(text: str, tree: DependencyTree) -> list[Row]:
@@ -218,17 +250,34 @@ def read_table(text: str, tree: DependencyTree) -> list[Row]:
         cells = _cells(line)
         problems: list[str] = []
         if len(cells) <= max(columns.values()):
-            rows.append(Row(number, None, None, None, None,
-                            [f"it has {len(cells)} cells, the header {max(columns.values()) + 1}"]))
+            rows.append(
+                Row(
+                    number,
+                    None,
+                    None,
+                    None,
+                    None,
+                    [f"it has {len(cells)} cells, the header {max(columns.values()) + 1}"],
+                )
+            )
             continue
         name = re.sub(r"[^a-z]", "", _plain(cells[columns["transition"]]).lower())
         transition = _TRANSITIONS.get(name) or ("initial" if name in _INITIAL and number == 1 else None)
         if transition is None:
-            problems.append(f"cannot read the transition {_shown(cells[columns['transition']])}; write "
-                            "SHIFT, LEFT-ARC or RIGHT-ARC (or S, LA, RA)")
-        rows.append(Row(number, transition, words.items(cells[columns["stack"]], "stack", problems),
-                        words.items(cells[columns["buffer"]], "buffer", problems),
-                        words.arc(cells[columns["dependency"]], problems), problems))
+            problems.append(
+                f"cannot read the transition {_shown(cells[columns['transition']])}; write "
+                "SHIFT, LEFT-ARC or RIGHT-ARC (or S, LA, RA)"
+            )
+        rows.append(
+            Row(
+                number,
+                transition,
+                words.items(cells[columns["stack"]], "stack", problems),
+                words.items(cells[columns["buffer"]], "buffer", problems),
+                words.arc(cells[columns["dependency"]], problems),
+                problems,
+            )
+        )
     return rows
 
 
@@ -239,18 +288,23 @@ def _looks_like_two_steps(state: Configuration, row: Row) -> bool:
     for first, second in product(NAMES, repeat=2):
         if state.why_illegal(first) is None:
             middle, _ = state.apply(first)
-            if middle.why_illegal(second) is None and middle.apply(second)[0] == \
-                    Configuration(row.stack or (), row.buffer or ()):
+            if middle.why_illegal(second) is None and middle.apply(second)[0] == Configuration(
+                row.stack or (), row.buffer or ()
+            ):
                 return True
     return False
 
 
 def _judge(state: Configuration, row: Row) -> str | None:
     """What is wrong with ``row`` as the step after ``state``, or None when it is right."""
-    where = f"row {row.number} ({NAMES.get(row.transition or '', 'unreadable')}, from stack " \
-            f"{show(state.stack)}, buffer {show(state.buffer)})"
+    where = (
+        f"row {row.number} ({NAMES.get(row.transition or '', 'unreadable')}, from stack "
+        f"{show(state.stack)}, buffer {show(state.buffer)})"
+    )
     if row.problems:
         return f"row {row.number}: " + "; ".join(row.problems)
+    # a row without problems was read whole
+    assert row.transition is not None and row.stack is not None and row.buffer is not None
     reason = state.why_illegal(row.transition)
     if reason:
         return f"{where}: not allowed: {reason}"
@@ -278,14 +332,17 @@ def grade_table(text: str, tree: DependencyTree) -> TableGrade:
     if rows and rows[0].transition == "initial":
         first = rows.pop(0)
         if (first.stack, first.buffer) != (initial.stack, initial.buffer) or first.arc is not None:
-            notes.append(f"The initial configuration is stack {show(initial.stack)}, buffer "
-                         f"{show(initial.buffer)}, no dependency; your first row differs.")
+            notes.append(
+                f"The initial configuration is stack {show(initial.stack)}, buffer "
+                f"{show(initial.buffer)}, no dependency; your first row differs."
+            )
     needed = 2 * len(tree.words)
     if not rows:
         raise TableError("the table has no transitions yet: add one row per transition")
     if len(rows) != needed:
-        notes.append(f"The table has {len(rows)} transitions; a sentence of {len(tree.words)} words "
-                     f"takes exactly {needed}.")
+        notes.append(
+            f"The table has {len(rows)} transitions; a sentence of {len(tree.words)} words takes exactly {needed}."
+        )
     state, right, problems = initial, 0, []
     for row in rows:
         problem = _judge(state, row)
@@ -302,17 +359,27 @@ def grade_table(text: str, tree: DependencyTree) -> TableGrade:
     arcs_right, arcs_wrong = sorted(written & gold), sorted(written - gold)
     arcs_score = max(0, len(arcs_right) - len(arcs_wrong)) / len(gold)
     steps_right = min(right, needed)
-    return TableGrade(fraction=0.5 * steps_right / needed + 0.5 * arcs_score, steps_right=steps_right,
-                      steps_needed=needed, transitions=len(rows), arcs_right=arcs_right,
-                      arcs_wrong=arcs_wrong, arcs_missing=sorted(gold - written),
-                      step_problems=problems, notes=notes)
+    return TableGrade(
+        fraction=0.5 * steps_right / needed + 0.5 * arcs_score,
+        steps_right=steps_right,
+        steps_needed=needed,
+        transitions=len(rows),
+        arcs_right=arcs_right,
+        arcs_wrong=arcs_wrong,
+        arcs_missing=sorted(gold - written),
+        step_problems=problems,
+        notes=notes,
+    )
 
 
 def reference_table(tree: DependencyTree) -> str:
     """The table of the gold transition sequence, in the handout's notation."""
     state = Configuration.initial(tree.words)
-    rows = [("Stack", "Buffer", "New dependency", "Transition"), ("---",) * 4,
-            (show(state.stack), show(state.buffer), "", "Initial configuration")]
+    rows = [
+        ("Stack", "Buffer", "New dependency", "Transition"),
+        ("---",) * 4,
+        (show(state.stack), show(state.buffer), "", "Initial configuration"),
+    ]
     for transition in tree.oracle():
         state, arc = state.apply(transition)
         rows.append((show(state.stack), show(state.buffer), _arc(arc) if arc else "", NAMES[transition]))

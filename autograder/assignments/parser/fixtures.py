@@ -37,8 +37,11 @@ def adam_run(student, params: dict, grads: list, kwargs: dict) -> dict:
         optimizer.step(given)
         grads_untouched &= all(np.array_equal(given[n], step_grads[n]) for n in given)
         history.append({name: np.array(originals[name], copy=True) for name in originals})
-    return {"history": history, "in_place": all(arrays[n] is originals[n] for n in arrays),
-            "grads_untouched": bool(grads_untouched)}
+    return {
+        "history": history,
+        "in_place": all(arrays[n] is originals[n] for n in arrays),
+        "grads_untouched": bool(grads_untouched),
+    }
 
 
 # -------------------------------------------------------------------------------- layers
@@ -107,8 +110,11 @@ def _like(template, items: list):
 
 
 def _configuration(parse) -> dict:
-    return {"stack": list(parse.stack), "buffer": list(parse.buffer),
-            "dependencies": [list(arc) for arc in parse.dependencies]}
+    return {
+        "stack": list(parse.stack),
+        "buffer": list(parse.buffer),
+        "dependencies": [list(arc) for arc in parse.dependencies],
+    }
 
 
 class RuleModel:
@@ -131,8 +137,7 @@ class RuleModel:
         if parse.buffer:
             return "S"
         top, below = parse.stack[-1], parse.stack[-2]
-        if len(parse.stack) > 2 and isinstance(top, int) and isinstance(below, int) and top % 2 == 0 \
-                and below % 2 == 1:
+        if len(parse.stack) > 2 and isinstance(top, int) and isinstance(below, int) and top % 2 == 0 and below % 2 == 1:
             return "LA"
         return "RA"
 
@@ -192,8 +197,7 @@ def model_training_pass(student, embeddings, params: dict, kwargs: dict, w, dlog
     grads = dict(model.backward(np.array(dlogits, dtype=float)))
     model.rng = np.random.default_rng(seed)
     again = model.forward(w, training=True)
-    return {"logits": logits, "logits_again": again, "grads": grads,
-            "h_drop": _hidden_after_dropout(model, w, seed)}
+    return {"logits": logits, "logits_again": again, "grads": grads, "h_drop": _hidden_after_dropout(model, w, seed)}
 
 
 def _hidden_after_dropout(model, w: np.ndarray, seed: int) -> np.ndarray:
@@ -216,14 +220,24 @@ def _hidden_after_dropout(model, w: np.ndarray, seed: int) -> np.ndarray:
     return np.concatenate(columns, axis=1)
 
 
-def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, name: str, directions,
-                 h: float = 1e-4, training_seed: int | None = None) -> np.ndarray:
+def model_losses(
+    student,
+    embeddings,
+    params: dict,
+    kwargs: dict,
+    w,
+    dlogits,
+    name: str,
+    directions,
+    h: float = 1e-4,
+    training_seed: int | None = None,
+) -> np.ndarray:
     """Centred-difference material: ``sum(dlogits * forward(w))`` at ``params[name] + h d`` (row 0)
     and ``params[name] - h d`` (row 1) for each direction ``d`` in ``directions``; with
     ``training_seed``, forward in training mode from ``self.rng`` seeded so each time (one mask).
 
     The grader turns these into directional derivatives to tell a wrong backward pass from a wrong
-    forward pass (:mod:`autograder.gradients`).
+    forward pass (:mod:`autograder.grading.gradients`).
     """
     model = _model(student, embeddings, params, kwargs)
     target = model.params[name]
@@ -244,8 +258,9 @@ def model_losses(student, embeddings, params: dict, kwargs: dict, w, dlogits, na
 # ----------------------------------------------------------------------------- end to end
 
 
-def train_and_parse(student, n_train: int, n_test: int, seed: int, epochs: int, batch_size: int,
-                    lr: float, hidden_size: int) -> dict:
+def train_and_parse(
+    student, n_train: int, n_test: int, seed: int, epochs: int, batch_size: int, lr: float, hidden_size: int
+) -> dict:
     """Train the student's model with the student's Adam and training loop on the synthetic
     treebank (given code builds the data), then parse held-out sentences.
 
@@ -268,21 +283,25 @@ def train_and_parse(student, n_train: int, n_test: int, seed: int, epochs: int, 
     train = treebank.make_treebank(n_train, seed=seed)
     test = treebank.make_treebank(n_test, seed=seed + 1)
     parser, embeddings, instances, dev, test_encoded = parser_utils.prepare_data(
-        train, test[: max(1, n_test // 4)], test, seed=seed, verbose=False)
+        train, test[: max(1, n_test // 4)], test, seed=seed, verbose=False
+    )
     model = student.attr("parser_model.ParserModel")(embeddings, hidden_size=hidden_size, seed=seed)
     before = {name: np.array(value, copy=True) for name, value in model.params.items()}
     recorder = _ForwardRecorder(model)
     parser.model = recorder
     parser.parse = _tolerant_parse(parser, parser_utils)
     with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
-        run.train(parser, instances, dev, Path(folder) / "model_params.npz", batch_size=batch_size,
-                  n_epochs=epochs, lr=lr)
-    changed = {name: not np.array_equal(value, np.asarray(model.params.get(name)))
-               for name, value in before.items()}
+        run.train(
+            parser, instances, dev, Path(folder) / "model_params.npz", batch_size=batch_size, n_epochs=epochs, lr=lr
+        )
+    changed = {name: not np.array_equal(value, np.asarray(model.params.get(name))) for name, value in before.items()}
     dependencies = parser.parse_arcs(test_encoded, model)
-    return {"heads": [_heads(arcs, len(s)) for arcs, s in zip(dependencies, test_encoded)],
-            "dependents": [sorted(_word(d) for _, d in arcs) for arcs in dependencies],
-            "changed": changed, "forward_calls": recorder.calls}
+    return {
+        "heads": [_heads(arcs, len(s)) for arcs, s in zip(dependencies, test_encoded)],
+        "dependents": [sorted(_word(d) for _, d in arcs) for arcs in dependencies],
+        "changed": changed,
+        "forward_calls": recorder.calls,
+    }
 
 
 class _ForwardRecorder:
@@ -308,6 +327,7 @@ class _ForwardRecorder:
 
 def _tolerant_parse(parser, parser_utils):
     """``parser.parse`` that ignores arcs to words a sentence does not have (see train_and_parse)."""
+
     def parse(sentences, model=None, batch_size: int = 5000):
         sentences = parser.vectorize(sentences)
         dependencies = parser.parse_arcs(sentences, model, batch_size)

@@ -8,14 +8,17 @@ from autograder.handout.tree_svg import tree_svg
 from autograder.written.arc_standard import DependencyTree
 from autograder.written.formats import AnswerFormat, FormulaAnswer, TableAnswer
 
-GOLD_TREE = DependencyTree(words=("I", "presented", "my", "findings", "at", "the", "NLP", "conference"),
-                           heads=(2, 0, 4, 2, 8, 8, 8, 2))
+GOLD_TREE = DependencyTree(
+    words=("I", "presented", "my", "findings", "at", "the", "NLP", "conference"), heads=(2, 0, 4, 2, 8, 8, 8, 2)
+)
 
 FIGURES = {
     "parser_gold_tree.svg": lambda: tree_svg(
-        GOLD_TREE, "Gold dependency tree of 'I presented my findings at the NLP conference': ROOT -> "
-                   "presented; presented -> I, findings, conference; findings -> my; conference -> at, "
-                   "the, NLP"),
+        GOLD_TREE,
+        "Gold dependency tree of 'I presented my findings at the NLP conference': ROOT -> "
+        "presented; presented -> I, findings, conference; findings -> my; conference -> at, "
+        "the, NLP",
+    ),
 }
 
 ANSWER_FORMATS: dict[str, AnswerFormat] = {

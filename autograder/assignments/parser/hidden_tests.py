@@ -8,13 +8,28 @@ from typing import ClassVar
 import numpy as np
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
-from autograder import checks
 from autograder.assignments.parser.handout import ANSWER_FORMATS, GOLD_TREE
-from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
-                                                   MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, TRAINING, AdamMixin,
-                                                   MinibatchMixin, ModelCase, ModelMixin, arcs, rng)
-from autograder.testing import GradedTestCase
-from autograder.written.testcase import WrittenTestCase
+from autograder.assignments.parser.support import (
+    ADAM,
+    BACKWARD,
+    CROSS_ENTROPY,
+    DROPOUT,
+    FORWARD,
+    LOOKUP,
+    MINIBATCH,
+    PARAM_NAMES,
+    PARTIAL_PARSE,
+    TRAINING,
+    AdamMixin,
+    MinibatchMixin,
+    ModelCase,
+    ModelMixin,
+    arcs,
+    rng,
+)
+from autograder.grading import checks
+from autograder.grading.testing import GradedTestCase
+from autograder.grading.written_tests import WrittenTestCase
 
 
 class AdamHidden(AdamMixin):
@@ -27,9 +42,9 @@ class AdamHidden(AdamMixin):
     def test_weight_decay(self):
         """Adam with weight decay and other betas follows the reference for 30 steps"""
         case = "weight_decay 0.1, betas (0.8, 0.99), eps 1e-6, lr 0.05"
-        got, expected = self.adam_case({"w": (4, 3), "b": (3,)}, 30, 11,
-                                       {"lr": 0.05, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.1},
-                                       case)
+        got, expected = self.adam_case(
+            {"w": (4, 3), "b": (3,)}, 30, 11, {"lr": 0.05, "betas": (0.8, 0.99), "eps": 1e-6, "weight_decay": 0.1}, case
+        )
         self.check_trajectory(got, expected, case)
 
     @weight(1)
@@ -39,8 +54,9 @@ class AdamHidden(AdamMixin):
     def test_state_per_parameter(self):
         """Adam keeps separate moments for each parameter"""
         case = "two parameters of the same shape with gradients of very different sizes"
-        got, expected = self.adam_case({"big": (5,), "small": (5,)}, 20, 12, {"lr": 0.01}, case,
-                                       scales={"big": 100.0, "small": 0.01})
+        got, expected = self.adam_case(
+            {"big": (5,), "small": (5,)}, 20, 12, {"lr": 0.01}, case, scales={"big": 100.0, "small": 0.01}
+        )
         self.check_trajectory(got, expected, case)
 
     @weight(1)
@@ -52,8 +68,10 @@ class AdamHidden(AdamMixin):
         case = "3 steps on one (4,) parameter"
         got, _ = self.adam_case({"p": (4,)}, 3, 13, {"lr": 0.1, "weight_decay": 0.5}, case)
         if not got["in_place"]:
-            self.fail(f"Adam [{case}]: the arrays in params were replaced, not updated in place "
-                      "(write `param -= ...`, not `param = param - ...`, or model.params never changes)")
+            self.fail(
+                f"Adam [{case}]: the arrays in params were replaced, not updated in place "
+                "(write `param -= ...`, not `param = param - ...`, or model.params never changes)"
+            )
         if not got["grads_untouched"]:
             self.fail(f"Adam.step [{case}]: modified the gradients it was given")
 
@@ -69,14 +87,20 @@ class DropoutHidden(GradedTestCase):
         """the fraction of dropped units is p_drop, within a 5-sigma bound"""
         n, p = 100_000, 0.4
         case = f"{n} units, p_drop = {p}"
-        out = self.unpack(self.call("layers.dropout_forward", np.ones((400, 250)), p, True, rng(9), case=case),
-                          2, "dropout_forward", case=case)[0]
+        out = self.unpack(
+            self.call("layers.dropout_forward", np.ones((400, 250)), p, True, rng(9), case=case),
+            2,
+            "dropout_forward",
+            case=case,
+        )[0]
         self.assert_shape(out, (400, 250), "out", case=case)
         dropped = float(np.mean(np.asarray(out) == 0))
         bound = 5 * np.sqrt(p * (1 - p) / n)
         if abs(dropped - p) > bound:
-            self.fail(f"dropout_forward [{case}]: dropped {dropped:.4f} of the units, expected "
-                      f"{p} +- {bound:.4f} (is p_drop the probability of DROPPING?)")
+            self.fail(
+                f"dropout_forward [{case}]: dropped {dropped:.4f} of the units, expected "
+                f"{p} +- {bound:.4f} (is p_drop the probability of DROPPING?)"
+            )
 
     @weight(1)
     @number("1b.4")
@@ -98,8 +122,9 @@ class DropoutHidden(GradedTestCase):
     def test_uses_the_given_generator(self):
         """dropout draws its mask from the generator it is given"""
         case = "three calls with generators seeded 5, 5 and 6"
-        first, again, other = self.unpack(self.call("fixtures:dropout_masks", np.ones((30, 30)), 0.5, 5, case=case),
-                                          3, "masks", case=case)
+        first, again, other = self.unpack(
+            self.call("fixtures:dropout_masks", np.ones((30, 30)), 0.5, 5, case=case), 3, "masks", case=case
+        )
         self.assert_close(again, first, "mask with the same seed", case=case, rtol=0, atol=0)
         if np.array_equal(np.asarray(first), np.asarray(other)):
             self.fail(f"dropout_forward [{case}]: generators with different seeds gave the same mask")
@@ -116,9 +141,11 @@ class DropoutHidden(GradedTestCase):
             case = f"x of shape (6, 5), p_drop = {p_drop}, training = {training}"
             after = self.call("fixtures:next_draw_after_dropout", x, p_drop, training, 16, case=case)
             if after != untouched:
-                self.fail(f"dropout_forward [{case}]: drew random numbers from rng although dropout is off; "
-                          "its docstring asks for no draw then, so that evaluating the model never changes "
-                          "the masks that training draws next")
+                self.fail(
+                    f"dropout_forward [{case}]: drew random numbers from rng although dropout is off; "
+                    "its docstring asks for no draw then, so that evaluating the model never changes "
+                    "the masks that training draws next"
+                )
 
 
 class LayersHidden(GradedTestCase):
@@ -138,8 +165,14 @@ class LayersHidden(GradedTestCase):
         expected = self.ref.layers.softmax_cross_entropy(logits.copy(), labels.copy())
         self.assert_close(got[0], expected[0], "mean loss", case=case)
         self.assert_close(got[1], expected[1], "dlogits", case=case)
-        self.assert_close(call.args_after[0], logits, "the logits after the call (they must not be modified)",
-                          case=case, rtol=0, atol=0)
+        self.assert_close(
+            call.args_after[0],
+            logits,
+            "the logits after the call (they must not be modified)",
+            case=case,
+            rtol=0,
+            atol=0,
+        )
 
 
 class TransitionsHidden(GradedTestCase):
@@ -155,8 +188,10 @@ class TransitionsHidden(GradedTestCase):
         case = "'we parse words' with S S LA S RA RA"
         got = self.call("fixtures:parse_steps", sentence, ["S", "S", "LA", "S", "RA", "RA"], case=case)
         if got["sentence_after"] != sentence:
-            self.fail(f"PartialParse [{case}]: the sentence passed in became {got['sentence_after']}; "
-                      "keep self.sentence as it is and work on a copy in self.buffer")
+            self.fail(
+                f"PartialParse [{case}]: the sentence passed in became {got['sentence_after']}; "
+                "keep self.sentence as it is and work on a copy in self.buffer"
+            )
 
     @weight(1)
     @number("2a.5")
@@ -212,8 +247,10 @@ class MinibatchHidden(MinibatchMixin):
         sentences = [sentence, list(sentence), [1, 2], list(sentence)]
         after = self.minibatch_case(sentences, 2, "the same sentence three times, batch_size 2")
         if after != sentences:
-            self.fail(f"minibatch_parse [the same sentence three times, batch_size 2]: changed the sentences "
-                      f"it was given to {after}; its docstring says they are not modified")
+            self.fail(
+                f"minibatch_parse [the same sentence three times, batch_size 2]: changed the sentences "
+                f"it was given to {after}; its docstring says they are not modified"
+            )
 
 
 class EmbeddingHidden(GradedTestCase):
@@ -243,8 +280,9 @@ class ForwardHidden(GradedTestCase):
         data = ModelCase(41, hidden_size=40, batch=4)
         repeats = 400
         case = data.label + f", {repeats} training passes"
-        runs = np.asarray(self.call("fixtures:model_forward", *data.probe_args(), data.w, True, repeats,
-                                    case=case), dtype=float)
+        runs = np.asarray(
+            self.call("fixtures:model_forward", *data.probe_args(), data.w, True, repeats, case=case), dtype=float
+        )
         evaluation = np.asarray(self.expect("fixtures:model_forward", *data.probe_args(), data.w, False)[0])
         self.assert_shape(runs, (repeats, *evaluation.shape), "logits of the training passes", case=case)
         if np.allclose(runs[0], runs[1]):
@@ -252,9 +290,11 @@ class ForwardHidden(GradedTestCase):
         spread = runs.std(axis=0) / np.sqrt(repeats)
         gap = np.abs(runs.mean(axis=0) - evaluation)
         if (gap > 5 * spread + 1e-9).any():
-            self.fail(f"forward [{case}]: the average of the training logits differs from the evaluation "
-                      f"logits by up to {gap.max():.3g} (5 standard errors: {5 * spread.max():.3g}); "
-                      "kept units must be scaled by 1 / (1 - p_drop)")
+            self.fail(
+                f"forward [{case}]: the average of the training logits differs from the evaluation "
+                f"logits by up to {gap.max():.3g} (5 standard errors: {5 * spread.max():.3g}); "
+                "kept units must be scaled by 1 / (1 - p_drop)"
+            )
 
 
 class BackwardHidden(ModelMixin):
@@ -266,8 +306,7 @@ class BackwardHidden(ModelMixin):
     @visibility("after_due_date")
     def test_default_sizes(self, set_score=None):
         """backward at the real sizes (36 features, embed 50, hidden 200), every parameter"""
-        data = ModelCase(42, n_tokens=500, embed_size=50, n_features=36, hidden_size=200, batch=128,
-                         repeated=12)
+        data = ModelCase(42, n_tokens=500, embed_size=50, n_features=36, hidden_size=200, batch=128, repeated=12)
         set_score(self.check_gradients(data, PARAM_NAMES))
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))
@@ -298,15 +337,16 @@ class BackwardHidden(ModelMixin):
             try:
                 if name not in got["grads"]:
                     raise AssertionError(f"backward returned no gradient for {name!r}")
-                self.assert_close(got["grads"][name], expected[name], f"gradient of {name!r}", case=case,
-                                  rows=name == "embeddings")
+                self.assert_close(
+                    got["grads"][name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
+                )
             except AssertionError as error:
                 problems.append(str(error) + reference.training_diagnosis(name, got["grads"].get(name), scale))
         set_score(2 * (1 - len(problems) / len(PARAM_NAMES)))
         if problems:
             self.fail("\n".join(problems))
 
-    def dropout_scale_used(self, got: dict, reference: "ReferenceLayers", case: str) -> np.ndarray:
+    def dropout_scale_used(self, got: dict, reference: ReferenceLayers, case: str) -> np.ndarray:
         """What the student's forward multiplied each hidden unit by (0 where the ReLU is off), from
         the hidden layer after dropout that the probe read; fails when that cannot be known."""
         params = reference.data.params
@@ -314,16 +354,22 @@ class BackwardHidden(ModelMixin):
         h_drop = np.asarray(got.get("h_drop"), dtype=float)
         logits, again = (np.asarray(got.get(k), dtype=float) for k in ("logits", "logits_again"))
         if h_drop.shape != shape or logits.shape != again.shape:
-            self.fail(f"forward [{case}]: the hidden layer after dropout read through the output layer has "
-                      f"shape {h_drop.shape}, expected {shape}; look at forward first (3b)")
+            self.fail(
+                f"forward [{case}]: the hidden layer after dropout read through the output layer has "
+                f"shape {h_drop.shape}, expected {shape}; look at forward first (3b)"
+            )
         if not np.allclose(logits, again, rtol=1e-12, atol=1e-12):
-            self.fail(f"forward [{case}]: two calls of forward(training=True) that started from the same "
-                      "state of self.rng dropped different units. Draw the dropout mask from self.rng, and "
-                      "nothing else at random, as forward's docstring says: this test needs it to know which "
-                      "units your forward pass dropped")
+            self.fail(
+                f"forward [{case}]: two calls of forward(training=True) that started from the same "
+                "state of self.rng dropped different units. Draw the dropout mask from self.rng, and "
+                "nothing else at random, as forward's docstring says: this test needs it to know which "
+                "units your forward pass dropped"
+            )
         if not np.allclose(logits, h_drop @ params["U"] + params["b2"], rtol=1e-9, atol=1e-9):
-            self.fail(f"forward [{case}]: the logits are not h_drop @ U + b2 for the hidden layer after "
-                      "dropout; look at forward first (3b)")
+            self.fail(
+                f"forward [{case}]: the logits are not h_drop @ U + b2 for the hidden layer after "
+                "dropout; look at forward first (3b)"
+            )
         active = reference.h > 0
         return np.where(active, h_drop / np.where(active, reference.h, 1.0), 0.0)
 
@@ -346,22 +392,33 @@ class ReferenceLayers:
         params, dlogits, layers = self.model.params, self.data.dlogits, self.ref.layers
         h_drop = self.h if scale is None else self.h * scale
         dz = layers.relu_backward(layers.dropout_backward(dlogits @ params["U"].T, scale), self.relu_cache)
-        return {"U": h_drop.T @ dlogits, "b2": dlogits.sum(axis=0), "W": self.x.T @ dz, "b1": dz.sum(axis=0),
-                "embeddings": self.model.embedding_backward(self.data.w, dz @ params["W"].T)}
+        return {
+            "U": h_drop.T @ dlogits,
+            "b2": dlogits.sum(axis=0),
+            "W": self.x.T @ dz,
+            "b1": dz.sum(axis=0),
+            "embeddings": self.model.embedding_backward(self.data.w, dz @ params["W"].T),
+        }
 
     def training_diagnosis(self, name: str, grad, scale: np.ndarray) -> str:
         """The likely cause of a wrong gradient in training mode, when it is a known one."""
         if grad is None:
             return ""
         if name == "U" and checks.is_close(grad, self.h.T @ self.data.dlogits):
-            return ("\n  It is the gradient for the hidden layer BEFORE dropout: U multiplies h after "
-                    "dropout, so dU = h_drop.T @ dlogits.")
+            return (
+                "\n  It is the gradient for the hidden layer BEFORE dropout: U multiplies h after "
+                "dropout, so dU = h_drop.T @ dlogits."
+            )
         if name != "U" and checks.is_close(grad, self.gradients_with_scale(None)[name]):
-            return ("\n  It is the gradient without dropout: backward must send the gradient through the "
-                    "dropout mask of the forward pass (dropout_backward with the forward's cache), so "
-                    "that dropped units pass no gradient and kept ones are scaled like their values.")
-        return ("\n  Evaluation mode is checked in 3c.1; here forward ran with training=True, so look "
-                "at how backward handles dropout.")
+            return (
+                "\n  It is the gradient without dropout: backward must send the gradient through the "
+                "dropout mask of the forward pass (dropout_backward with the forward's cache), so "
+                "that dropped units pass no gradient and kept ones are scaled like their values."
+            )
+        return (
+            "\n  Evaluation mode is checked in 3c.1; here forward ran with training=True, so look "
+            "at how backward handles dropout."
+        )
 
 
 class EndToEnd(GradedTestCase):
@@ -377,10 +434,12 @@ class EndToEnd(GradedTestCase):
     def trained(self) -> dict:
         """The facts the training probe reports (see fixtures.train_and_parse)."""
         if self.worker not in self._runs:
-            got = self.call("fixtures:train_and_parse", self.N_TRAIN, self.N_TEST, self.SEED, 4, 128, 0.002,
-                            100, case=self.CASE)
-            if not isinstance(got, dict) or not all(k in got for k in ("heads", "dependents", "changed",
-                                                                         "forward_calls")):
+            got = self.call(
+                "fixtures:train_and_parse", self.N_TRAIN, self.N_TEST, self.SEED, 4, 128, 0.002, 100, case=self.CASE
+            )
+            if not isinstance(got, dict) or not all(
+                k in got for k in ("heads", "dependents", "changed", "forward_calls")
+            ):
                 self.fail(f"training [{self.CASE}]: the training probe returned {checks.describe(got)}")
             self._runs[self.worker] = got
         return self._runs[self.worker]
@@ -405,10 +464,15 @@ class EndToEnd(GradedTestCase):
         fraction = min(1.0, max(0.0, (score - self.ZERO_UAS) / (self.FULL_UAS - self.ZERO_UAS)))
         set_score(8 * fraction)
         if fraction < 1.0:
-            causes = [c for c in (self.unchanged_parameters(got["changed"]),
-                                  self.misplaced_parses(got["dependents"], gold)) if c]
-            self.fail(f"training [{self.CASE}]: test UAS {score:.1f}; full credit from {self.FULL_UAS:.0f}, "
-                      f"none below {self.ZERO_UAS:.0f}." + "".join(f"\n{c}" for c in causes))
+            causes = [
+                c
+                for c in (self.unchanged_parameters(got["changed"]), self.misplaced_parses(got["dependents"], gold))
+                if c
+            ]
+            self.fail(
+                f"training [{self.CASE}]: test UAS {score:.1f}; full credit from {self.FULL_UAS:.0f}, "
+                f"none below {self.ZERO_UAS:.0f}." + "".join(f"\n{c}" for c in causes)
+            )
         print(f"test UAS {score:.1f} on {total} words")
 
     @staticmethod
@@ -416,8 +480,10 @@ class EndToEnd(GradedTestCase):
         if not isinstance(changed, dict) or all(changed.values()):
             return ""
         if not any(changed.values()):
-            return ("Your training loop never changed the model's parameters (is optimizer.step called, "
-                    "with the gradients of every batch?).")
+            return (
+                "Your training loop never changed the model's parameters (is optimizer.step called, "
+                "with the gradients of every batch?)."
+            )
         still = ", ".join(name for name, moved in changed.items() if not moved)
         return f"Training never changed these parameters: {still} (are their gradients given to the optimizer?)."
 
@@ -426,16 +492,19 @@ class EndToEnd(GradedTestCase):
         """Which test sentences got arcs that do not attach exactly their own words."""
         if not isinstance(dependents, list) or len(dependents) != len(gold):
             return ""
-        wrong = [i for i, (words, heads) in enumerate(zip(dependents, gold))
-                 if list(words) != list(range(1, len(heads) + 1))]
+        wrong = [
+            i for i, (words, heads) in enumerate(zip(dependents, gold)) if list(words) != list(range(1, len(heads) + 1))
+        ]
         if not wrong:
             return ""
         index = wrong[0]
         n_words, words = len(gold[index]), list(dependents[index])
-        return (f"The parse of test sentence {index} ({n_words} words) came back with arcs to the words "
-                f"{words}, not to each of its words 1..{n_words} once ({len(wrong)} of {len(gold)} sentences "
-                "are like that): minibatch_parse must return one parse per sentence, in the order of the "
-                "sentences (question 2b).")
+        return (
+            f"The parse of test sentence {index} ({n_words} words) came back with arcs to the words "
+            f"{words}, not to each of its words 1..{n_words} once ({len(wrong)} of {len(gold)} sentences "
+            "are like that): minibatch_parse must return one parse per sentence, in the order of the "
+            "sentences (question 2b)."
+        )
 
     @weight(2)
     @number("4.2")
@@ -446,9 +515,11 @@ class EndToEnd(GradedTestCase):
         calls = self.trained()["forward_calls"]
         if not isinstance(calls, dict) or not calls.get("training"):
             seen = calls.get("evaluation", 0) if isinstance(calls, dict) else 0
-            self.fail(f"training [{self.CASE}]: run.train called the model's forward {seen} times, never with "
-                      "training=True, so the model trained without dropout; the training step must call "
-                      "forward(features, training=True)")
+            self.fail(
+                f"training [{self.CASE}]: run.train called the model's forward {seen} times, never with "
+                "training=True, so the model trained without dropout; the training step must call "
+                "forward(features, training=True)"
+            )
 
 
 # ------------------------------------------------------------------------- written answers
@@ -463,8 +534,11 @@ class DropoutScaleAnswer(WrittenTestCase):
     @visibility("after_due_date")
     def test_gamma(self):
         """the scale gamma of dropout, as a formula in p_drop"""
-        self.check_formula(ANSWER_FORMATS[self.question], lambda v: 1.0 / (1.0 - v["p_drop"]),
-                           [{"p_drop": p} for p in (0.1, 0.25, 0.6, 0.9)])
+        self.check_formula(
+            ANSWER_FORMATS[self.question],
+            lambda v: 1.0 / (1.0 - v["p_drop"]),
+            [{"p_drop": p} for p in (0.1, 0.25, 0.6, 0.9)],
+        )
 
 
 class TransitionTableAnswer(WrittenTestCase):
@@ -488,5 +562,4 @@ class TransitionCountAnswer(WrittenTestCase):
     @visibility("after_due_date")
     def test_count(self):
         """the number of transitions for a sentence of n words, as a formula in n"""
-        self.check_formula(ANSWER_FORMATS[self.question], lambda v: 2 * v["n"],
-                           [{"n": n} for n in (1, 2, 3, 7)])
+        self.check_formula(ANSWER_FORMATS[self.question], lambda v: 2 * v["n"], [{"n": n} for n in (1, 2, 3, 7)])

@@ -5,10 +5,25 @@ from __future__ import annotations
 import numpy as np
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
-from autograder.assignments.parser.support import (ADAM, BACKWARD, CROSS_ENTROPY, DROPOUT, FORWARD, LOOKUP,
-                                                   MINIBATCH, PARAM_NAMES, PARTIAL_PARSE, RELU, AdamMixin,
-                                                   MinibatchMixin, ModelCase, ModelMixin, configuration, rng)
-from autograder.testing import GradedTestCase
+from autograder.assignments.parser.support import (
+    ADAM,
+    BACKWARD,
+    CROSS_ENTROPY,
+    DROPOUT,
+    FORWARD,
+    LOOKUP,
+    MINIBATCH,
+    PARAM_NAMES,
+    PARTIAL_PARSE,
+    RELU,
+    AdamMixin,
+    MinibatchMixin,
+    ModelCase,
+    ModelMixin,
+    configuration,
+    rng,
+)
+from autograder.grading.testing import GradedTestCase
 
 
 class AdamPublic(AdamMixin):
@@ -21,8 +36,9 @@ class AdamPublic(AdamMixin):
     def test_trajectory(self):
         """Adam follows the reference for 50 steps on three parameters (one with tiny gradients)"""
         case = "shapes (3,), (2, 4), (5, 1); 'tiny' has gradients of size 1e-6"
-        got, expected = self.adam_case({"a": (3,), "b": (2, 4), "tiny": (5, 1)}, 50, 1,
-                                       {"lr": 0.01}, case, scales={"tiny": 1e-6})
+        got, expected = self.adam_case(
+            {"a": (3,), "b": (2, 4), "tiny": (5, 1)}, 50, 1, {"lr": 0.01}, case, scales={"tiny": 1e-6}
+        )
         self.check_trajectory(got, expected, case)
 
     @weight(1)
@@ -32,8 +48,9 @@ class AdamPublic(AdamMixin):
     def test_first_step(self):
         """the first step moves every parameter by about lr (bias correction)"""
         case = "one step, lr 0.1, gradients from 0.01 to 100 in size"
-        got, expected = self.adam_case({"p": (6,)}, 1, 2, {"lr": 0.1}, case,
-                                       scales={"p": np.array([0.01, 0.1, 1.0, 10.0, 100.0, -3.0])})
+        got, expected = self.adam_case(
+            {"p": (6,)}, 1, 2, {"lr": 0.1}, case, scales={"p": np.array([0.01, 0.1, 1.0, 10.0, 100.0, -3.0])}
+        )
         self.check_trajectory(got, expected, case)
 
 
@@ -52,19 +69,24 @@ class DropoutPublic(GradedTestCase):
         call = self.call_full("layers.dropout_forward", x, p_drop, True, rng(7), return_args=True, case=case)
         result = self.unpack(call.value, 2, "dropout_forward", case=case)
         self.assert_shape(result[0], x.shape, "out", case=case)
-        self.assert_close(call.args_after[0], x, "the input x after the call (it must not be modified)",
-                          case=case, rtol=0, atol=0)
+        self.assert_close(
+            call.args_after[0], x, "the input x after the call (it must not be modified)", case=case, rtol=0, atol=0
+        )
         ratios = set(np.round(np.asarray(result[0], dtype=float) / x, 9).ravel().tolist())
         scales = sorted(ratios - {0.0})
         if 0.0 not in ratios or len(scales) != 1:
-            self.fail(f"dropout_forward [{case}]: out / x takes the values {sorted(ratios)[:6]}, expected "
-                      "exactly two: 0 for the dropped units and one scale gamma for all the kept ones")
+            self.fail(
+                f"dropout_forward [{case}]: out / x takes the values {sorted(ratios)[:6]}, expected "
+                "exactly two: 0 for the dropped units and one scale gamma for all the kept ones"
+            )
         # E[out] = gamma * P(kept) * x, and the handout's question 1b-i asks which gamma makes it x.
         mean_factor = scales[0] * (1 - p_drop)
         if abs(mean_factor - 1.0) > 1e-6:
-            self.fail(f"dropout_forward [{case}]: the kept units are scaled by gamma = {scales[0]:.6g}, so "
-                      f"E[out] = {mean_factor:.6g} x; dropout must keep the expected value, E[out] = x "
-                      "(question 1b-i)")
+            self.fail(
+                f"dropout_forward [{case}]: the kept units are scaled by gamma = {scales[0]:.6g}, so "
+                f"E[out] = {mean_factor:.6g} x; dropout must keep the expected value, E[out] = x "
+                "(question 1b-i)"
+            )
 
     @weight(1)
     @number("1b.2")
@@ -100,8 +122,9 @@ class LayersPublic(GradedTestCase):
             self.fail(f"relu_forward [{case}]: modified its input x, which its docstring forbids")
 
     def cross_entropy(self, logits: np.ndarray, labels: np.ndarray, part: int, case: str) -> None:
-        got = self.unpack(self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2,
-                          "softmax_cross_entropy", case=case)
+        got = self.unpack(
+            self.call("layers.softmax_cross_entropy", logits, labels, case=case), 2, "softmax_cross_entropy", case=case
+        )
         expected = self.expect("layers.softmax_cross_entropy", logits, labels)
         self.assert_close(got[part], expected[part], ("mean loss", "dlogits")[part], case=case)
 
@@ -137,8 +160,10 @@ class TransitionsPublic(GradedTestCase):
             mine = configuration(mine)
             if mine != theirs:
                 step = "the initial configuration" if index == 0 else f"after {transitions[index - 1]} (step {index})"
-                self.fail(f"PartialParse [{case}]: {step} is stack {mine[0]}, buffer {mine[1]}, arcs "
-                          f"{mine[2]}; expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}")
+                self.fail(
+                    f"PartialParse [{case}]: {step} is stack {mine[0]}, buffer {mine[1]}, arcs "
+                    f"{mine[2]}; expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}"
+                )
 
     @weight(1)
     @number("2a.1")
@@ -156,18 +181,22 @@ class TransitionsPublic(GradedTestCase):
     @visibility("visible")
     def test_each_transition(self):
         """SHIFT, LEFT-ARC and RIGHT-ARC from given configurations"""
-        cases = [(["ROOT", "the", "cat"], ["sat", "down"], [], "S"),
-                 (["ROOT", "the", "cat"], ["sat", "down"], [], "LA"),
-                 (["ROOT", "sat", "down"], [], [["sat", "cat"]], "RA"),
-                 (["ROOT", "sat"], [], [["sat", "cat"], ["sat", "down"]], "RA")]
+        cases = [
+            (["ROOT", "the", "cat"], ["sat", "down"], [], "S"),
+            (["ROOT", "the", "cat"], ["sat", "down"], [], "LA"),
+            (["ROOT", "sat", "down"], [], [["sat", "cat"]], "RA"),
+            (["ROOT", "sat"], [], [["sat", "cat"], ["sat", "down"]], "RA"),
+        ]
         for stack, buffer, dependencies, transition in cases:
             case = f"{transition} from stack {stack}, buffer {buffer}"
             got = self.call("fixtures:step_from", stack, buffer, dependencies, transition, case=case)
             mine = configuration(got)
             theirs = configuration(self.expect("fixtures:step_from", stack, buffer, dependencies, transition))
             if mine != theirs:
-                self.fail(f"parse_step [{case}]: gives stack {mine[0]}, buffer {mine[1]}, arcs {mine[2]}; "
-                          f"expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}")
+                self.fail(
+                    f"parse_step [{case}]: gives stack {mine[0]}, buffer {mine[1]}, arcs {mine[2]}; "
+                    f"expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}"
+                )
 
     @weight(1)
     @number("2a.3")
@@ -199,8 +228,11 @@ class MinibatchPublic(MinibatchMixin):
     @visibility("visible")
     def test_batch_of_two(self):
         """minibatch_parse with batch_size 2 and sentences of different lengths"""
-        self.minibatch_case([[1, 2, 3, 4], [2, 3], [5, 6, 8, 9, 10, 12], [7], [2, 4, 6]], 2,
-                            "5 sentences of lengths 4, 2, 6, 1, 3, batch_size 2")
+        self.minibatch_case(
+            [[1, 2, 3, 4], [2, 3], [5, 6, 8, 9, 10, 12], [7], [2, 4, 6]],
+            2,
+            "5 sentences of lengths 4, 2, 6, 1, 3, batch_size 2",
+        )
 
 
 class EmbeddingPublic(GradedTestCase):
@@ -237,12 +269,16 @@ class ForwardPublic(GradedTestCase):
         for name, shape in shapes.items():
             self.assert_shape(params[name], shape, f"params[{name!r}]", case=case)
             if params[name].dtype != np.float64:
-                self.fail(f"ParserModel [{case}]: params[{name!r}] is {params[name].dtype}; the docstring asks "
-                          "for float64 (gradient checks need the precision)")
+                self.fail(
+                    f"ParserModel [{case}]: params[{name!r}] is {params[name].dtype}; the docstring asks "
+                    "for float64 (gradient checks need the precision)"
+                )
         self.assert_close(params["embeddings"], embeddings, "params['embeddings']", case=case)
         if got["embeddings_shared"]:
-            self.fail(f"ParserModel [{case}]: params['embeddings'] is the caller's array, not a copy of it "
-                      "(training would change the caller's embeddings)")
+            self.fail(
+                f"ParserModel [{case}]: params['embeddings'] is the caller's array, not a copy of it "
+                "(training would change the caller's embeddings)"
+            )
         for name in ("b1", "b2"):
             if np.any(params[name]):
                 self.fail(f"ParserModel [{case}]: params[{name!r}] should start at zero")
@@ -250,8 +286,10 @@ class ForwardPublic(GradedTestCase):
             values = np.asarray(params[name], dtype=float)
             bound = np.sqrt(6.0 / (fan_in + fan_out))
             if np.abs(values).max() > bound or values.min() >= 0 or values.max() <= 0 or values.std() < bound / 4:
-                self.fail(f"ParserModel [{case}]: params[{name!r}] should be Xavier-uniform in "
-                          f"[-{bound:.4f}, {bound:.4f}]; its values lie in [{values.min():.4f}, {values.max():.4f}]")
+                self.fail(
+                    f"ParserModel [{case}]: params[{name!r}] should be Xavier-uniform in "
+                    f"[-{bound:.4f}, {bound:.4f}]; its values lie in [{values.min():.4f}, {values.max():.4f}]"
+                )
 
     @weight(2)
     @number("3b.2")
@@ -262,8 +300,9 @@ class ForwardPublic(GradedTestCase):
         data = ModelCase(31)
         got = self.call("fixtures:model_forward", *data.probe_args(), data.w, False, case=data.label)
         expected = self.expect("fixtures:model_forward", *data.probe_args(), data.w, False)[0]
-        self.assert_close(self.unpack(got, 1, "forward", case=data.label)[0], expected, "logits",
-                          case=data.label, rows=True)
+        self.assert_close(
+            self.unpack(got, 1, "forward", case=data.label)[0], expected, "logits", case=data.label, rows=True
+        )
 
 
 class BackwardPublic(ModelMixin):

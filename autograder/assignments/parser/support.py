@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder import checks, gradients
-from autograder.protocol import FixtureRef
-from autograder.testing import GradedTestCase
+from autograder.boundary.protocol import FixtureRef
+from autograder.grading import checks, gradients
+from autograder.grading.testing import GradedTestCase
 
 ADAM = ("optim.Adam.step",)
 RELU = ("layers.relu_forward", "layers.relu_backward")
@@ -16,8 +16,13 @@ PARTIAL_PARSE = ("parser_transitions.PartialParse.__init__", "parser_transitions
 MINIBATCH = ("parser_transitions.minibatch_parse", *PARTIAL_PARSE)
 LOOKUP = ("parser_model.ParserModel.__init__", "parser_model.ParserModel.embedding_lookup")
 FORWARD = ("parser_model.ParserModel.forward", *LOOKUP, "layers.relu_forward", "layers.dropout_forward")
-BACKWARD = ("parser_model.ParserModel.backward", "parser_model.ParserModel.embedding_backward",
-            "layers.relu_backward", "layers.dropout_backward", *FORWARD)
+BACKWARD = (
+    "parser_model.ParserModel.backward",
+    "parser_model.ParserModel.embedding_backward",
+    "layers.relu_backward",
+    "layers.dropout_backward",
+    *FORWARD,
+)
 TRAINING = ("run.train", "run.train_for_epoch", *ADAM, *CROSS_ENTROPY, *BACKWARD, *MINIBATCH)
 PARAM_NAMES = ("embeddings", "W", "b1", "U", "b2")
 
@@ -40,20 +45,25 @@ def wrong_parses(sentences: list, got: list[list], expected: list[list]) -> str 
     more = f" ({len(wrong)} of {len(sentences)} sentences got wrong arcs)" if len(wrong) > 1 else ""
     owner = next((j for j, theirs in enumerate(expected) if j != index and theirs == got[index]), None)
     if owner is not None:
-        return (f"the arcs returned for sentence {index} ({sentences[index]}) are those of sentence {owner} "
-                f"({sentences[owner]}){more}: return the results in the order of the sentences, however "
-                "soon each parse finished")
+        return (
+            f"the arcs returned for sentence {index} ({sentences[index]}) are those of sentence {owner} "
+            f"({sentences[owner]}){more}: return the results in the order of the sentences, however "
+            "soon each parse finished"
+        )
     missing = sorted(set(expected[index]) - set(got[index]), key=repr)
     extra = sorted(set(got[index]) - set(expected[index]), key=repr)
-    differences = ([f"missing {missing}"] if missing else []) + \
-        ([f"arcs that should not be there {extra}"] if extra else [])
+    differences = ([f"missing {missing}"] if missing else []) + (
+        [f"arcs that should not be there {extra}"] if extra else []
+    )
     if not differences:  # the same arcs, some of them repeated
         differences = [f"{len(got[index])} arcs where {len(expected[index])} were expected"]
-    return (f"the arcs returned for sentence {index} ({sentences[index]}) are {got[index]}, expected "
-            f"{expected[index]}: {'; '.join(differences)}{more}. They are no other "
-            "sentence's arcs either, so the order of the results is not the problem: the parses "
-            "themselves went wrong (how each transition changes a PartialParse, or how the predicted "
-            "transitions are applied)")
+    return (
+        f"the arcs returned for sentence {index} ({sentences[index]}) are {got[index]}, expected "
+        f"{expected[index]}: {'; '.join(differences)}{more}. They are no other "
+        "sentence's arcs either, so the order of the results is not the problem: the parses "
+        "themselves went wrong (how each transition changes a PartialParse, or how the predicted "
+        "transitions are applied)"
+    )
 
 
 def configuration(reported: dict) -> tuple:
@@ -64,17 +74,32 @@ def configuration(reported: dict) -> tuple:
 class ModelCase:
     """A small model's sizes, weights and a batch of ids with repeats, all seeded."""
 
-    def __init__(self, seed: int, n_tokens: int = 20, embed_size: int = 4, n_features: int = 6,
-                 hidden_size: int = 5, batch: int = 8, repeated: int = 3) -> None:
+    def __init__(
+        self,
+        seed: int,
+        n_tokens: int = 20,
+        embed_size: int = 4,
+        n_features: int = 6,
+        hidden_size: int = 5,
+        batch: int = 8,
+        repeated: int = 3,
+    ) -> None:
         rng = np.random.default_rng(seed)
-        self.kwargs = {"n_features": n_features, "hidden_size": hidden_size, "n_classes": 3,
-                       "dropout_prob": 0.5, "seed": seed}
+        self.kwargs = {
+            "n_features": n_features,
+            "hidden_size": hidden_size,
+            "n_classes": 3,
+            "dropout_prob": 0.5,
+            "seed": seed,
+        }
         self.embeddings = rng.standard_normal((n_tokens, embed_size))
-        self.params = {"embeddings": self.embeddings.copy(),
-                       "W": 0.5 * rng.standard_normal((n_features * embed_size, hidden_size)),
-                       "b1": 0.1 * rng.standard_normal(hidden_size),
-                       "U": 0.5 * rng.standard_normal((hidden_size, 3)),
-                       "b2": 0.1 * rng.standard_normal(3)}
+        self.params = {
+            "embeddings": self.embeddings.copy(),
+            "W": 0.5 * rng.standard_normal((n_features * embed_size, hidden_size)),
+            "b1": 0.1 * rng.standard_normal(hidden_size),
+            "U": 0.5 * rng.standard_normal((hidden_size, 3)),
+            "b2": 0.1 * rng.standard_normal(3),
+        }
         self.w = rng.integers(0, n_tokens, size=(batch, n_features))
         self.w[:, :repeated] = np.arange(repeated)  # like NULL/ROOT ids: in every row
         self.dlogits = rng.standard_normal((batch, 3))
@@ -85,13 +110,15 @@ class ModelCase:
 
 
 class AdamMixin(GradedTestCase):
-    def adam_case(self, shapes: dict, steps: int, seed: int, kwargs: dict, case: str,
-                  scales: dict | None = None) -> tuple:
+    def adam_case(
+        self, shapes: dict, steps: int, seed: int, kwargs: dict, case: str, scales: dict | None = None
+    ) -> tuple:
         rng = np.random.default_rng(seed)
         params = {n: rng.standard_normal(shape) for n, shape in shapes.items()}
         scales = scales or {}
-        grads = [{n: scales.get(n, 1.0) * rng.standard_normal(shape) for n, shape in shapes.items()}
-                 for _ in range(steps)]
+        grads = [
+            {n: scales.get(n, 1.0) * rng.standard_normal(shape) for n, shape in shapes.items()} for _ in range(steps)
+        ]
         got = self.call("fixtures:adam_run", params, grads, kwargs, case=case)
         return got, self.expect("fixtures:adam_run", params, grads, kwargs)["history"]
 
@@ -101,8 +128,9 @@ class AdamMixin(GradedTestCase):
             self.fail(f"Adam [{case}]: {len(history)} snapshots for {len(expected)} steps")
         for step, (mine, theirs) in enumerate(zip(history, expected), start=1):
             for name in theirs:
-                self.assert_close(mine[name], theirs[name], f"parameter {name!r} after step {step}",
-                                  case=case, rtol=1e-7, atol=1e-12)
+                self.assert_close(
+                    mine[name], theirs[name], f"parameter {name!r} after step {step}", case=case, rtol=1e-7, atol=1e-12
+                )
 
 
 class MinibatchMixin(GradedTestCase):
@@ -113,19 +141,25 @@ class MinibatchMixin(GradedTestCase):
         result = self.call_full("parser_transitions.minibatch_parse", *args, return_args=True, case=case)
         got = result.value
         if not isinstance(got, (list, tuple)) or len(got) != len(sentences):
-            self.fail(f"minibatch_parse [{case}]: expected one dependency list per sentence "
-                      f"({len(sentences)}), got {checks.describe(got)}")
+            self.fail(
+                f"minibatch_parse [{case}]: expected one dependency list per sentence "
+                f"({len(sentences)}), got {checks.describe(got)}"
+            )
         problem = wrong_parses(sentences, [arcs(m) for m in got], [arcs(t) for t in expected.value])
         if problem:
             self.fail(f"minibatch_parse [{case}]: {problem}")
         sizes = result.fixtures["model"]["batch_sizes"]
         if max(sizes, default=0) > batch_size:
-            self.fail(f"minibatch_parse [{case}]: asked the model about {max(sizes)} parses at once; "
-                      f"batch_size is {batch_size}")
+            self.fail(
+                f"minibatch_parse [{case}]: asked the model about {max(sizes)} parses at once; "
+                f"batch_size is {batch_size}"
+            )
         expected_calls = len(expected.fixtures["model"]["batch_sizes"])
         if len(sizes) != expected_calls:
-            self.fail(f"minibatch_parse [{case}]: called model.predict {len(sizes)} times, expected "
-                      f"{expected_calls} (always take the first batch_size unfinished parses)")
+            self.fail(
+                f"minibatch_parse [{case}]: called model.predict {len(sizes)} times, expected "
+                f"{expected_calls} (always take the first batch_size unfinished parses)"
+            )
         return result.args_after[0] if isinstance(result.args_after, list) else sentences
 
 
@@ -139,35 +173,37 @@ class ModelMixin(GradedTestCase):
         wrong gradient compared with centred differences of the student's own forward pass."""
         case = case_data.label
         reference_logits = self.expect("fixtures:model_forward", *case_data.probe_args(), case_data.w, False)[0]
-        got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
-                        case_data.dlogits, case=case)
+        got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w, case_data.dlogits, case=case)
         if not isinstance(got, dict):
             self.fail(f"backward [{case}]: expected a dict of gradients, got {checks.describe(got)}")
         own = self.own_forward_score(case_data, got, names, reference_logits)
         if own is not None:
             return own
-        expected = self.expect("fixtures:model_gradients", *case_data.probe_args(), case_data.w,
-                               case_data.dlogits)
+        expected = self.expect("fixtures:model_gradients", *case_data.probe_args(), case_data.w, case_data.dlogits)
         problems = []
         for name in names:
             try:
                 if name not in got:
                     raise AssertionError(f"backward returned no gradient for {name!r}")
-                self.assert_close(got[name], expected[name], f"gradient of {name!r}", case=case,
-                                  rows=name == "embeddings")
+                self.assert_close(
+                    got[name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
+                )
             except AssertionError as error:
-                problems.append(str(error) + (self._diagnosis(case_data, name, got[name], expected[name])
-                                              if name in got else ""))
+                problems.append(
+                    str(error) + (self._diagnosis(case_data, name, got[name], expected[name]) if name in got else "")
+                )
         self.gradient_problems = problems
         return 1.0 - len(problems) / len(names)
 
-    def own_forward_score(self, case_data: ModelCase, grads: dict, names: tuple, reference_logits,
-                          training_seed: int | None = None) -> float | None:
+    def own_forward_score(
+        self, case_data: ModelCase, grads: dict, names: tuple, reference_logits, training_seed: int | None = None
+    ) -> float | None:
         """None when the student's forward gives the reference's logits; otherwise the fraction of
         ``names`` whose gradient matches centred differences of the student's own forward (in
         training mode from ``self.rng`` seeded ``training_seed``, if given), with a note saying so."""
-        logits = self.call("fixtures:model_forward", *case_data.probe_args(), case_data.w, False,
-                           case=case_data.label)[0]
+        logits = self.call("fixtures:model_forward", *case_data.probe_args(), case_data.w, False, case=case_data.label)[
+            0
+        ]
         if checks.is_close(logits, reference_logits):
             return None
         problems, right = [], []
@@ -177,17 +213,28 @@ class ModelMixin(GradedTestCase):
                 right.append(name)
             else:
                 problems.append(f"gradient of {name!r} [{case_data.label}]: {disagreement}")
-        print(f"Your forward gives other logits than the reference's (it loses its points in 3b), so your "
-              f"backward is checked against centred differences of your own forward: it is their gradient "
-              f"for {', '.join(right) or 'no parameter'}.")
+        print(
+            f"Your forward gives other logits than the reference's (it loses its points in 3b), so your "
+            f"backward is checked against centred differences of your own forward: it is their gradient "
+            f"for {', '.join(right) or 'no parameter'}."
+        )
         self.gradient_problems = problems
         return len(right) / len(names)
 
     def _losses_along(self, case_data: ModelCase, name: str, training_seed: int | None = None):
         """Centred-difference losses of the student's own forward along given directions of ``name``."""
+
         def losses_along(directions):
-            return self.worker.call("fixtures:model_losses", *case_data.probe_args(), case_data.w,
-                                    case_data.dlogits, name, directions, gradients.H, training_seed).value
+            return self.worker.call(
+                "fixtures:model_losses",
+                *case_data.probe_args(),
+                case_data.w,
+                case_data.dlogits,
+                name,
+                directions,
+                gradients.H,
+                training_seed,
+            ).value
 
         return losses_along
 
@@ -207,8 +254,10 @@ class ModelMixin(GradedTestCase):
             return ""
         if disagreement is None:
             return "\n  It matches centred differences of your forward pass, so look at forward."
-        return (f"\n  It does not match centred differences of your own forward pass either ({disagreement}), "
-                "so the backward pass is wrong for this parameter.")
+        return (
+            f"\n  It does not match centred differences of your own forward pass either ({disagreement}), "
+            "so the backward pass is wrong for this parameter."
+        )
 
 
 def rng(seed: int) -> FixtureRef:

@@ -80,7 +80,7 @@ class Quadratic:
     def __call__(self, x):
         self.calls += 1
         diff = x - self.target
-        return float(np.sum(self.scale * diff ** 2)), 2.0 * self.scale * diff
+        return float(np.sum(self.scale * diff**2)), 2.0 * self.scale * diff
 
     def report(self) -> dict:
         return {"calls": self.calls}
@@ -130,8 +130,9 @@ def _constants(module: ModuleType, **values: int) -> Iterator[None]:
             setattr(module, name, value)
 
 
-def sgd_short_periods(student, x0, step: float, iterations: int, anneal_every: int,
-                      save_every: int, resume_after: int = 0) -> list[dict]:
+def sgd_short_periods(
+    student, x0, step: float, iterations: int, anneal_every: int, save_every: int, resume_after: int = 0
+) -> list[dict]:
     """``sgd`` on a :class:`Slope`, with ANNEAL_EVERY and SAVE_PARAMS_EVERY set to a few iterations.
 
     The real periods (tens of thousands of iterations) would make a test slow; ``sgd`` reads them
@@ -142,11 +143,12 @@ def sgd_short_periods(student, x0, step: float, iterations: int, anneal_every: i
     module = student.module("sgd")
     calls = [resume_after, iterations] if resume_after else [iterations]
     runs = []
-    with _constants(module, ANNEAL_EVERY=anneal_every, SAVE_PARAMS_EVERY=save_every), \
-            tempfile.TemporaryDirectory() as folder:
+    with (
+        _constants(module, ANNEAL_EVERY=anneal_every, SAVE_PARAMS_EVERY=save_every),
+        tempfile.TemporaryDirectory() as folder,
+    ):
         for number, total in enumerate(calls):
             f = Slope()
-            x = module.sgd(f, x0, step, total, use_saved=number > 0, print_every=None,
-                           checkpoint_dir=folder)
+            x = module.sgd(f, x0, step, total, use_saved=number > 0, print_every=None, checkpoint_dir=folder)
             runs.append({"points": f.points, "x": x})
     return runs

@@ -6,10 +6,15 @@ import numpy as np
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
 from autograder.assignments.word2vec.public_tests import NAIVE_TAGS, NEG_TAGS
-from autograder.assignments.word2vec.support import (NETWORK_TAGS, LossTestsMixin, SgdTestsMixin,
-                                                     SkipgramTestsMixin, network)
-from autograder.protocol import FixtureRef
-from autograder.testing import GradedTestCase
+from autograder.assignments.word2vec.support import (
+    NETWORK_TAGS,
+    LossTestsMixin,
+    SgdTestsMixin,
+    SkipgramTestsMixin,
+    network,
+)
+from autograder.boundary.protocol import FixtureRef
+from autograder.grading.testing import GradedTestCase
 
 
 class SoftmaxHidden(GradedTestCase):
@@ -21,11 +26,14 @@ class SoftmaxHidden(GradedTestCase):
     @visibility("after_due_date")
     def test_large_inputs(self):
         """softmax is numerically stable for large inputs"""
-        for x in (np.array([1001.0, 1002.0]), np.array([[-1001.0, -1002.0], [3.0, 4.0]]),
-                  np.array([[1e4, 0.0, -1e4]])):
+        for x in (np.array([1001.0, 1002.0]), np.array([[-1001.0, -1002.0], [3.0, 4.0]]), np.array([[1e4, 0.0, -1e4]])):
             case = f"x = {x.tolist()}"
-            self.assert_close(self.call("nn_basics.softmax", x, case=case),
-                              self.ref.nn_basics.softmax(x.copy()), "softmax(x)", case=case)
+            self.assert_close(
+                self.call("nn_basics.softmax", x, case=case),
+                self.ref.nn_basics.softmax(x.copy()),
+                "softmax(x)",
+                case=case,
+            )
 
     @weight(1)
     @number("1a.4")
@@ -51,8 +59,9 @@ class SigmoidHidden(GradedTestCase):
         """sigmoid of a matrix, including large positive and negative inputs"""
         x = np.array([[-40.0, -5.0, 0.0], [5.0, 40.0, 0.25]])
         case = "a (2, 3) matrix with entries up to +-40"
-        self.assert_close(self.call("nn_basics.sigmoid", x, case=case),
-                          self.ref.nn_basics.sigmoid(x.copy()), "sigmoid(x)", case=case)
+        self.assert_close(
+            self.call("nn_basics.sigmoid", x, case=case), self.ref.nn_basics.sigmoid(x.copy()), "sigmoid(x)", case=case
+        )
 
 
 class ForwardBackwardHidden(GradedTestCase):
@@ -68,13 +77,22 @@ class ForwardBackwardHidden(GradedTestCase):
         case = f"{n} examples, dimensions {dims}"
         X, labels, params = network(dims, n, 11)
         args = [X, labels, params, dims]
-        cost, grad = self.unpack(self.call("nn_basics.forward_backward_prop", *args, case=case), 2,
-                                 "forward_backward_prop", case=case)
+        cost, grad = self.unpack(
+            self.call("nn_basics.forward_backward_prop", *args, case=case), 2, "forward_backward_prop", case=case
+        )
         expected = self.ref.nn_basics.forward_backward_prop(X.copy(), labels.copy(), params.copy(), dims)
         self.assert_close(cost, expected[0], "cost", case=case)
-        self.assert_gradient("nn_basics.forward_backward_prop", args, 2, grad=grad,
-                             expected_grad=expected[1], loss=cost, expected_loss=expected[0],
-                             what="grad (flat, like params)", case=case)
+        self.assert_gradient(
+            "nn_basics.forward_backward_prop",
+            args,
+            2,
+            grad=grad,
+            expected_grad=expected[1],
+            loss=cost,
+            expected_loss=expected[0],
+            what="grad (flat, like params)",
+            case=case,
+        )
 
 
 class InputGradientHidden(GradedTestCase):
@@ -105,8 +123,9 @@ class Word2vecSigmoidHidden(GradedTestCase):
         """sigmoid of a matrix"""
         x = np.random.default_rng(4).standard_normal((3, 4)) * 3
         case = "a (3, 4) matrix"
-        self.assert_close(self.call("word2vec.sigmoid", x, case=case),
-                          self.ref.word2vec.sigmoid(x.copy()), "sigmoid(x)", case=case)
+        self.assert_close(
+            self.call("word2vec.sigmoid", x, case=case), self.ref.word2vec.sigmoid(x.copy()), "sigmoid(x)", case=case
+        )
 
     @weight(0.25)
     @number("2a.3")
@@ -132,8 +151,7 @@ class NaiveSoftmaxHidden(LossTestsMixin):
     def test_large_scores(self):
         """naive softmax with 12 words, d = 6 and large scores (needs a stable softmax)"""
         for part in ("loss", "center", "outside"):
-            self.loss_case(12, 6, 31, part, "12 words, d = 6, vectors scaled by 30", scale=30.0,
-                           best_outside=True)
+            self.loss_case(12, 6, 31, part, "12 words, d = 6, vectors scaled by 30", scale=30.0, best_outside=True)
 
 
 class NegativeSamplingHidden(LossTestsMixin):
@@ -148,8 +166,7 @@ class NegativeSamplingHidden(LossTestsMixin):
         """negative sampling when one negative is drawn many times, K = 6"""
         script = [3, 3, 0, 3, 3, 7, 3, 5]  # the outside word for seed 41 is never 3
         for part in ("loss", "center", "outside"):
-            self.loss_case(8, 4, 41, part, "8 words, d = 4, K = 6, word 3 drawn 5 times",
-                           samples=script, K=6)
+            self.loss_case(8, 4, 41, part, "8 words, d = 4, K = 6, word 3 drawn 5 times", samples=script, K=6)
 
 
 class SkipgramHidden(SkipgramTestsMixin):
@@ -161,8 +178,9 @@ class SkipgramHidden(SkipgramTestsMixin):
     @visibility("after_due_date")
     def test_repeats_and_center(self):
         """skip-gram when outside words repeat and include the center word itself"""
-        self.check_skipgram_values(6, 4, "d", ["a", "d", "b", "a", "f", "d"], 52,
-                                   case="center 'd', outside a d b a f d")
+        self.check_skipgram_values(
+            6, 4, "d", ["a", "d", "b", "a", "f", "d"], 52, case="center 'd', outside a d b a f d"
+        )
 
     @weight(1)
     @number("2d.4")
@@ -182,8 +200,9 @@ class SgdHidden(SgdTestsMixin):
     @visibility("after_due_date")
     def test_steep(self, set_score=None):
         """sgd follows the exact trajectory on a steep quadratic (f called once per iteration)"""
-        self.sgd_case(1.5, set_score, -1.0, 2.0, 0.2, 7, scale=2.0,
-                      case="f(x) = 2 (x + 1)^2 from x0 = 2, step 0.2, 7 steps")
+        self.sgd_case(
+            1.5, set_score, -1.0, 2.0, 0.2, 7, scale=2.0, case="f(x) = 2 (x + 1)^2 from x0 = 2, step 0.2, 7 steps"
+        )
 
     @weight(0.5)
     @number("3.4")
@@ -202,8 +221,10 @@ class SgdHidden(SgdTestsMixin):
         except AssertionError as wrong:
             if calls == expected_calls:
                 raise
-            self.fail(f"{wrong}\nsgd called postprocessing {calls} times in {expected_calls} iterations; "
-                      "the given code applies it to x after every update")
+            self.fail(
+                f"{wrong}\nsgd called postprocessing {calls} times in {expected_calls} iterations; "
+                "the given code applies it to x after every update"
+            )
 
     @weight(0.5)
     @number("3.5")
@@ -211,8 +232,7 @@ class SgdHidden(SgdTestsMixin):
     @visibility("after_due_date")
     def test_annealing(self):
         """sgd halves the step every ANNEAL_EVERY iterations"""
-        self.check_step_sizes(resume_after=0,
-                              case="f(x) = x from x0 = 0, step 1, 10 iterations, ANNEAL_EVERY = 4")
+        self.check_step_sizes(resume_after=0, case="f(x) = x from x0 = 0, step 1, 10 iterations, ANNEAL_EVERY = 4")
 
     @weight(0.5)
     @number("3.6")
@@ -220,8 +240,11 @@ class SgdHidden(SgdTestsMixin):
     @visibility("after_due_date")
     def test_resume(self):
         """sgd with use_saved=True goes on from the newest checkpoint"""
-        self.check_step_sizes(resume_after=7, case="f(x) = x from x0 = 0, step 1, 7 iterations, then "
-                              "resumed to 10 (ANNEAL_EVERY = 4, SAVE_PARAMS_EVERY = 3)")
+        self.check_step_sizes(
+            resume_after=7,
+            case="f(x) = x from x0 = 0, step 1, 7 iterations, then "
+            "resumed to 10 (ANNEAL_EVERY = 4, SAVE_PARAMS_EVERY = 3)",
+        )
 
     def check_step_sizes(self, resume_after: int, case: str) -> None:
         """sgd on f(x) = x, whose constant gradient makes every step show in the points f sees."""
@@ -239,12 +262,12 @@ def _steps(runs: list[dict]) -> str:
     about and the final x. Points repeated in a row are one iteration: an sgd that calls f more
     than once per iteration asks about the same x again, which costs points elsewhere."""
     parts = []
-    for number, run in enumerate(runs):
+    for index, run in enumerate(runs):
         try:
             path = [float(x) for x in [*run["points"], run["x"]]]
         except (TypeError, ValueError, KeyError):
-            return "(unknown: x is not a number)"
+            return "(unknown: x is not a index)"
         path = [x for i, x in enumerate(path) if i == 0 or x != path[i - 1]]
         steps = " ".join(f"{a - b:g}" for a, b in zip(path, path[1:]))
-        parts.append(steps if number == 0 else f"then, resumed from x = {path[0]:g}: {steps}")
+        parts.append(steps if index == 0 else f"then, resumed from x = {path[0]:g}: {steps}")
     return "; ".join(parts)

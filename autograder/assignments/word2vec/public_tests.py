@@ -5,9 +5,14 @@ from __future__ import annotations
 import numpy as np
 from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
 
-from autograder.assignments.word2vec.support import (NETWORK_TAGS, LossTestsMixin, SgdTestsMixin,
-                                                     SkipgramTestsMixin, network)
-from autograder.testing import GradedTestCase
+from autograder.assignments.word2vec.support import (
+    NETWORK_TAGS,
+    LossTestsMixin,
+    SgdTestsMixin,
+    SkipgramTestsMixin,
+    network,
+)
+from autograder.grading.testing import GradedTestCase
 
 NEG_TAGS = ("word2vec.neg_sampling_loss_and_gradient", "word2vec.sigmoid", "word2vec.get_negative_samples")
 NAIVE_TAGS = ("word2vec.naive_softmax_loss_and_gradient", "nn_basics.softmax")
@@ -25,8 +30,12 @@ class Softmax(GradedTestCase):
         for x in ([1.0, 2.0, 3.0], [0.0, 0.0], np.random.default_rng(1).standard_normal(7)):
             x = np.asarray(x, dtype=float)
             case = f"x = {np.round(x, 3).tolist()}"
-            self.assert_close(self.call("nn_basics.softmax", x, case=case),
-                              self.expect("nn_basics.softmax", x), "softmax(x)", case=case)
+            self.assert_close(
+                self.call("nn_basics.softmax", x, case=case),
+                self.expect("nn_basics.softmax", x),
+                "softmax(x)",
+                case=case,
+            )
 
     @weight(1)
     @number("1a.2")
@@ -36,8 +45,13 @@ class Softmax(GradedTestCase):
         """softmax of a matrix is taken row by row"""
         x = np.random.default_rng(2).standard_normal((3, 4))
         case = "a (3, 4) matrix"
-        self.assert_close(self.call("nn_basics.softmax", x, case=case),
-                          self.expect("nn_basics.softmax", x), "softmax(x)", case=case, rows=True)
+        self.assert_close(
+            self.call("nn_basics.softmax", x, case=case),
+            self.expect("nn_basics.softmax", x),
+            "softmax(x)",
+            case=case,
+            rows=True,
+        )
 
 
 class Sigmoid(GradedTestCase):
@@ -51,8 +65,12 @@ class Sigmoid(GradedTestCase):
         """sigmoid of a scalar and of a vector"""
         for x in (0.5, np.array([-3.0, -0.5, 0.0, 2.0, 10.0])):
             case = f"x = {np.round(x, 3).tolist()}"
-            self.assert_close(self.call("nn_basics.sigmoid", x, case=case),
-                              self.expect("nn_basics.sigmoid", x), "sigmoid(x)", case=case)
+            self.assert_close(
+                self.call("nn_basics.sigmoid", x, case=case),
+                self.expect("nn_basics.sigmoid", x),
+                "sigmoid(x)",
+                case=case,
+            )
 
     @weight(1)
     @number("1b.2")
@@ -62,8 +80,12 @@ class Sigmoid(GradedTestCase):
         """sigmoid_grad takes the sigmoid's output s"""
         s = 1.0 / (1.0 + np.exp(-np.array([[-2.0, 0.0, 1.0], [3.0, -0.3, 0.7]])))
         case = "s = sigmoid(x) for a (2, 3) x"
-        self.assert_close(self.call("nn_basics.sigmoid_grad", s, case=case),
-                          self.expect("nn_basics.sigmoid_grad", s), "sigmoid_grad(s)", case=case)
+        self.assert_close(
+            self.call("nn_basics.sigmoid_grad", s, case=case),
+            self.expect("nn_basics.sigmoid_grad", s),
+            "sigmoid_grad(s)",
+            case=case,
+        )
 
 
 class ForwardBackward(GradedTestCase):
@@ -73,15 +95,24 @@ class ForwardBackward(GradedTestCase):
         case = f"{n} examples, dimensions {dims}"
         X, labels, params = network(dims, n, seed)
         args = [X, labels, params, dims]
-        cost, grad = self.unpack(self.call("nn_basics.forward_backward_prop", *args, case=case), 2,
-                                 "forward_backward_prop", case=case)
+        cost, grad = self.unpack(
+            self.call("nn_basics.forward_backward_prop", *args, case=case), 2, "forward_backward_prop", case=case
+        )
         expected = self.expect("nn_basics.forward_backward_prop", *args)
         if part == "cost":
             self.assert_close(cost, expected[0], "cost", case=case)
         else:
-            self.assert_gradient("nn_basics.forward_backward_prop", args, 2, grad=grad,
-                                 expected_grad=expected[1], loss=cost, expected_loss=expected[0],
-                                 what="grad (flat, like params)", case=case)
+            self.assert_gradient(
+                "nn_basics.forward_backward_prop",
+                args,
+                2,
+                grad=grad,
+                expected_grad=expected[1],
+                loss=cost,
+                expected_loss=expected[0],
+                what="grad (flat, like params)",
+                case=case,
+            )
 
     @weight(2)
     @number("1c.1")
@@ -130,8 +161,9 @@ class Word2vecSigmoid(GradedTestCase):
         """sigmoid of a scalar and of a vector"""
         for x in (0.0, np.array([-2.0, 0.5, 4.0])):
             case = f"x = {np.round(x, 3).tolist()}"
-            self.assert_close(self.call("word2vec.sigmoid", x, case=case),
-                              self.expect("word2vec.sigmoid", x), "sigmoid(x)", case=case)
+            self.assert_close(
+                self.call("word2vec.sigmoid", x, case=case), self.expect("word2vec.sigmoid", x), "sigmoid(x)", case=case
+            )
 
 
 class NaiveSoftmax(LossTestsMixin):
@@ -216,8 +248,10 @@ class Skipgram(SkipgramTestsMixin):
         case = "center 'b', outside a c d"
         _, _, log, expected_log, center_vec = self.skipgram_case(5, 3, "b", ["a", "c", "d"], 51, case=case)
         if sorted(log["outside"]) != sorted(expected_log["outside"]):
-            self.fail(f"skipgram [{case}]: called the loss for outside indices {log['outside']}, "
-                      f"expected each of {expected_log['outside']} once")
+            self.fail(
+                f"skipgram [{case}]: called the loss for outside indices {log['outside']}, "
+                f"expected each of {expected_log['outside']} once"
+            )
         for passed in log["centers"]:
             self.assert_close(passed, center_vec, "center_word_vec passed to the loss", case=case)
 
@@ -239,5 +273,12 @@ class Sgd(SgdTestsMixin):
     @visibility("visible")
     def test_array(self, set_score=None):
         """sgd minimises a quadratic of an array (f called once per iteration, x0 unchanged)"""
-        self.sgd_case(1, set_score, [1.0, -2.0, 0.5], np.array([0.0, 0.0, 3.0]), 0.05, 80,
-                      case="f(x) = |x - (1, -2, 0.5)|^2 from (0, 0, 3), step 0.05")
+        self.sgd_case(
+            1,
+            set_score,
+            [1.0, -2.0, 0.5],
+            np.array([0.0, 0.0, 3.0]),
+            0.05,
+            80,
+            case="f(x) = |x - (1, -2, 0.5)|^2 from (0, 0, 3), step 0.05",
+        )

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder import checks
-from autograder.protocol import FixtureRef
-from autograder.sandbox import CallResult
-from autograder.testing import GradedTestCase
+from autograder.boundary.protocol import FixtureRef
+from autograder.boundary.session import CallResult
+from autograder.grading import checks
+from autograder.grading.testing import GradedTestCase
 
 NETWORK_TAGS = ("nn_basics.softmax", "nn_basics.sigmoid", "nn_basics.sigmoid_grad")
 WORDS = "abcdefghijklmnopqrstuvwxyz"
@@ -30,8 +30,7 @@ def network(dims: list[int], n: int, seed: int) -> tuple[np.ndarray, np.ndarray,
 def vectors(n_words: int, dim: int, seed: int, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, int]:
     """A center vector (dim,), outside vectors (n_words, dim) and an outside word index."""
     rng = np.random.default_rng(seed)
-    return (scale * rng.standard_normal(dim), scale * rng.standard_normal((n_words, dim)),
-            int(rng.integers(n_words)))
+    return (scale * rng.standard_normal(dim), scale * rng.standard_normal((n_words, dim)), int(rng.integers(n_words)))
 
 
 class LossTestsMixin(GradedTestCase):
@@ -39,8 +38,18 @@ class LossTestsMixin(GradedTestCase):
 
     target = ""
 
-    def loss_case(self, n_words: int, dim: int, seed: int, part: str, case: str, scale: float = 1.0,
-                  samples: list[int] | None = None, K: int = 10, best_outside: bool = False) -> None:
+    def loss_case(
+        self,
+        n_words: int,
+        dim: int,
+        seed: int,
+        part: str,
+        case: str,
+        scale: float = 1.0,
+        samples: list[int] | None = None,
+        K: int = 10,
+        best_outside: bool = False,
+    ) -> None:
         """``best_outside`` makes the highest-scoring word the outside word: with large scores,
         any other word's probability underflows to 0 and its loss is inf even when computed well."""
         v_c, U, o = vectors(n_words, dim, seed, scale)
@@ -51,21 +60,39 @@ class LossTestsMixin(GradedTestCase):
         args = [v_c, o, U, dataset, *extra]
         expected = self.expect(self.target, *args)
         loss, grad_center, grad_outside = self.unpack(
-            self.call(self.target, *args, case=case), 3, self.target, case=case)
+            self.call(self.target, *args, case=case), 3, self.target, case=case
+        )
         if part == "loss":
             self.assert_close(loss, expected[0], "loss", case=case)
         elif part == "center":
-            self.assert_gradient(self.target, args, 0, grad=grad_center, expected_grad=expected[1],
-                                 loss=loss, expected_loss=expected[0], what="grad_center_vec", case=case)
+            self.assert_gradient(
+                self.target,
+                args,
+                0,
+                grad=grad_center,
+                expected_grad=expected[1],
+                loss=loss,
+                expected_loss=expected[0],
+                what="grad_center_vec",
+                case=case,
+            )
         else:
-            self.assert_gradient(self.target, args, 2, grad=grad_outside, expected_grad=expected[2],
-                                 loss=loss, expected_loss=expected[0], what="grad_outside_vecs",
-                                 case=case, rows=True)
+            self.assert_gradient(
+                self.target,
+                args,
+                2,
+                grad=grad_outside,
+                expected_grad=expected[2],
+                loss=loss,
+                expected_loss=expected[0],
+                what="grad_outside_vecs",
+                case=case,
+                rows=True,
+            )
 
 
 class SkipgramTestsMixin(GradedTestCase):
-    def skipgram_case(self, n_words: int, dim: int, center: str, outside: list[str], seed: int,
-                      case: str) -> tuple:
+    def skipgram_case(self, n_words: int, dim: int, center: str, outside: list[str], seed: int, *, case: str) -> tuple:
         """Runs the student's and the reference's skipgram with the probe loss."""
         rng = np.random.default_rng(seed)
         word2ind = {w: i for i, w in enumerate(WORDS[:n_words])}
@@ -90,8 +117,17 @@ RULE_BROKEN_SHARE = 0.5
 
 
 class SgdTestsMixin(GradedTestCase):
-    def sgd_case(self, points: float, set_score: Callable[[float], None], target, x0, step: float,
-                 iterations: int, case: str, scale: float = 1.0) -> None:
+    def sgd_case(
+        self,
+        points: float,
+        set_score: Callable[[float], None],
+        target,
+        x0,
+        step: float,
+        iterations: int,
+        case: str,
+        scale: float = 1.0,
+    ) -> None:
         """sgd on a quadratic: its final x, and the two rules of its docstring.
 
         A wrong x earns nothing; a right x with a broken rule earns ``RULE_BROKEN_SHARE`` of
@@ -99,8 +135,9 @@ class SgdTestsMixin(GradedTestCase):
         f = FixtureRef("Quadratic", (target, scale), id="f")
         expected = self.expect_full("sgd.sgd", f, x0, step, iterations, use_saved=False, print_every=None)
         set_score(0.0)
-        result = self.call_full("sgd.sgd", f, x0, step, iterations, use_saved=False, print_every=None,
-                                return_args=True, case=case)
+        result = self.call_full(
+            "sgd.sgd", f, x0, step, iterations, use_saved=False, print_every=None, return_args=True, case=case
+        )
         broken = self.broken_rules(result, expected, x0, iterations)
         try:
             self.assert_close(result.value, expected.value, "final x", case=case, rtol=1e-7, atol=1e-10)
@@ -109,9 +146,16 @@ class SgdTestsMixin(GradedTestCase):
         if broken:
             share = RULE_BROKEN_SHARE * points
             set_score(share)
-            self.fail("\n".join([f"sgd [{case}]: the final x is right, but", *broken,
-                                 f"A right x that breaks a rule of sgd's docstring earns half the points: "
-                                 f"{share:g} of {points:g}."]))
+            self.fail(
+                "\n".join(
+                    [
+                        f"sgd [{case}]: the final x is right, but",
+                        *broken,
+                        f"A right x that breaks a rule of sgd's docstring earns half the points: "
+                        f"{share:g} of {points:g}.",
+                    ]
+                )
+            )
         set_score(points)
 
     def broken_rules(self, result: CallResult, expected: CallResult, x0, iterations: int) -> list[str]:
@@ -119,12 +163,16 @@ class SgdTestsMixin(GradedTestCase):
         broken = []
         calls, expected_calls = result.fixtures["f"]["calls"], expected.fixtures["f"]["calls"]
         if calls != expected_calls:
-            broken.append(f"- it called f {calls} times in {iterations} iterations; sgd must call f "
-                          f"exactly once per iteration ({expected_calls} times)")
+            broken.append(
+                f"- it called f {calls} times in {iterations} iterations; sgd must call f "
+                f"exactly once per iteration ({expected_calls} times)"
+            )
         x0_after = result.args_after[1]
         if not _same_numbers(x0_after, x0):
-            broken.append(f"- it modified x0 in place (x0 is now {_short(x0_after)}, was {_short(x0)}); "
-                          "sgd must leave x0 unchanged: build a new x instead of updating x0")
+            broken.append(
+                f"- it modified x0 in place (x0 is now {_short(x0_after)}, was {_short(x0)}); "
+                "sgd must leave x0 unchanged: build a new x instead of updating x0"
+            )
         return broken
 
 

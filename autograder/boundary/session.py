@@ -1,0 +1,541 @@
+"""The grader's handle on an untrusted worker process.
+
+One :class:`WorkerSession` serves one question: it starts a worker lazily, sends it calls, and
+enforces the question's time budget across all of them (start-up and imports included). A worker
+that crashes is restarted for the next call; one that runs out of time is killed and the question's
+remaining calls fail at once, so grading always ends within the sum of the questions' limits.
+
+A worker is two processes: a trusted supervisor (:mod:`autograder.worker.supervisor`), forked by the
+grading's fork server (:mod:`autograder.boundary.fork_client`), and its child, which confines itself as
+:class:`autograder.boundary.isolation.Isolation` says and then runs the student's code. Stopping a worker kills
+every process below the supervisor, wherever the student's code put it.
+
+All of that is Linux. Where it cannot run, the self-check runs each worker as a plain subprocess
+instead (:mod:`autograder.boundary.portable_session`), through the same :class:`BudgetedSession`; so that this module
+imports on any system, what only Linux has is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
+
+from autograder.boundary.fork_client import ForkServer
+from autograder.boundary.isolation import Isolation, WorkerUser
+from autograder.boundary.launch import UNCONFINED_EXIT
+from autograder.boundary.protocol import (
+    Decoder,
+    DocumentTooLarge,
+    Encoder,
+    FrameReader,
+    MessageTooLarge,
+    Packed,
+    PeerClosed,
+    ProtocolError,
+    ReadTimeout,
+    pack_parts,
+    write_all,
+)
+from autograder.core.config import Limits
+from autograder.core.safe_files import remove_tree
+
+_ENCODED_KEYS = ("value", "fixtures", "args_after")
+_MB = 1024 * 1024
+
+
+# ----------------------------------------------------------------------------------------------
+# what can go wrong on the student's side
+
+
+class StudentCodeError(Exception):
+    """The student's code did not produce an output. ``str(error)`` is written for the student."""
+
+    output: str = ""  # what the student's code printed during the failed call
+
+
+class StudentRaised(StudentCodeError):
+    """Importing or calling the student's code raised, or a file or function is missing."""
+
+    def __init__(self, payload: dict) -> None:
+        self.kind = str(payload.get("kind", "exception"))
+        self.type_name = str(payload.get("type", ""))
+        self.traceback = str(payload.get("traceback", ""))
+        self.module = str(payload.get("module", ""))
+        message = str(payload.get("message", ""))
+        if self.kind == "import_error":
+            text = f"importing {self.module}.py failed with {self.type_name}: {message}"
+        elif self.kind in ("missing_file", "missing_attribute", "blocked"):
+            text = message
+        elif self.kind == "unencodable":
+            text = f"the returned value could not be sent back ({self.type_name}: {message})"
+        elif self.type_name == "NotImplementedError":
+            text = "not implemented yet (raised NotImplementedError)"
+        else:
+            text = f"raised {self.type_name}: {message}" if message else f"raised {self.type_name}"
+        if self.traceback.strip() and self.type_name != "NotImplementedError":
+            text += "\n" + self.traceback.rstrip()
+        super().__init__(text)
+
+
+class WorkerTimeout(StudentCodeError):
+    """The question's time budget ran out."""
+
+
+class WorkerCrashed(StudentCodeError):
+    """The worker process ended in the middle of a call (exit, signal, memory limit)."""
+
+
+class WorkerMisbehaved(StudentCodeError):
+    """The worker answered with something that is not a valid reply (or a too large one)."""
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CallResult:
+    value: Any
+    fixtures: dict[str, Any] = field(default_factory=dict)
+    args_after: Any = None
+    output: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a worker for one submission gets: files copied into its scratch folder, limits, how it
+    is isolated, and the student modules it must not import (see :mod:`autograder.grading.preflight`)."""
+
+    files: dict[str, Path]
+    fixtures_module: str | None
+    limits: Limits
+    isolation: Isolation = field(default_factory=Isolation)
+    blocked_modules: dict[str, str] = field(default_factory=dict)
+
+
+def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> dict:
+    limits = {
+        "memory_bytes": spec.limits.memory_mb * _MB,
+        "file_size_bytes": spec.limits.file_size_mb * _MB,
+        "open_files": spec.limits.open_files,
+        "processes": spec.limits.processes,
+        # a backstop; the wall-clock deadline normally acts first
+        "cpu_seconds": max(1, int(seconds) + 2),
+    }
+    plan = {"limits": limits, **spec.isolation.plan()}
+    if spec.isolation.namespaces:
+        plan["view"] = {"root": view_root, "scratch": scratch, "tmp_mb": spec.limits.tmp_mb}
+    return plan
+
+
+def _give_to(user: WorkerUser, folder: str) -> None:
+    """The scratch folder and what is in it belong to the worker's user (and no one else).
+
+    Everything below ``folder`` first and ``folder`` itself last: until then it is root's and
+    private (mkdtemp makes it 0700), so no process of that user can swap an entry for a link while
+    these paths are used, and chown changes a link itself, not what it points to."""
+    for base, folders, files in os.walk(folder, topdown=False):
+        for name in folders + files:
+            os.chown(os.path.join(base, name), user.uid, user.gid, follow_symlinks=False)
+    os.chown(folder, user.uid, user.gid, follow_symlinks=False)
+
+
+def remove_folder(path: str, remove: Callable[[str], None] = remove_tree) -> None:
+    """Remove a worker's folder without following links its processes may have planted there; what
+    cannot be removed is left for the staff, with a warning, rather than failing the grading."""
+    try:
+        remove(path)
+    except OSError as exc:
+        print(f"warning: could not remove the worker's folder {path} ({exc}); remove it by hand", file=sys.stderr)
+
+
+def copy_files(files: dict[str, Path], folder: str) -> None:
+    """Copy a worker's files (``files``: name in ``folder`` -> where it comes from) into ``folder``.
+
+    No link of a source is followed (the submission was checked for links, but a link could appear
+    after the check): a linked file or folder is refused, and a link inside a copied folder is
+    copied as a link."""
+    for name, source in files.items():
+        if source.is_symlink():
+            raise OSError(f"{source} is a symbolic link; only real files and folders are given to the worker")
+        target = Path(folder, name)
+        if source.is_dir():
+            shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target, follow_symlinks=False)
+
+
+class HelperAnswers(Protocol):
+    """Answers the helper calls of one call (error carried forward: :mod:`autograder.grading.carried_forward`)."""
+
+    targets: list[str]
+
+    def answer(self, document: dict, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed: ...
+
+
+def output_text(data: bytes, size: int, limit: int) -> str:
+    """A call's printed output for the feedback: ``data``, the first ``limit`` of its ``size`` bytes,
+    with a note of what was dropped."""
+    text = data.decode("utf-8", errors="replace")
+    if size > limit:
+        text += f"\n[... output truncated: {size - limit} more bytes not shown]"
+    return text
+
+
+def _decoded(document: dict, arrays: list) -> dict:
+    """The encoded parts of a successful reply, decoded."""
+    decoder = Decoder(arrays)
+    return {key: decoder.decode(document[key]) for key in _ENCODED_KEYS if key in document}
+
+
+def encode_request(
+    target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int, helpers: list[str] | None = None
+) -> tuple[dict, list]:
+    """The request for one call, as :meth:`autograder.worker.calls.Worker.run` reads it, and its arrays."""
+    encoder = Encoder()
+    request = {
+        "target": target,
+        "args": encoder.encode(list(args)),
+        "kwargs": encoder.encode(kwargs),
+        "return_args": return_args,
+        "seed": seed,
+    }
+    if helpers:
+        request["helpers"] = list(helpers)
+    return request, encoder.arrays
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe with a 1 MB buffer where the system allows it: a model's state crossing for every
+    helper call of a training loop (error carried forward) then takes a few system calls, not one
+    per 64 KB."""
+    import fcntl  # POSIX only, as the Linux worker these pipes are for
+
+    read_end, write_end = os.pipe()
+    try:
+        fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)  # Linux; named in Python 3.10+
+    except OSError:  # over /proc/sys/fs/pipe-max-size for an unprivileged user: the default stays
+        pass
+    return read_end, write_end
+
+
+class Replies(Protocol):
+    """Where a worker's replies are read: a :class:`FrameReader` on its reply pipe, or the portable
+    path's reader thread. Raises :class:`ReadTimeout` when ``deadline`` passes first."""
+
+    def read(self, deadline: float | None = None) -> tuple[dict, list]: ...
+
+
+class WorkerProcess(Protocol):
+    """One running worker, as a session drives it: :class:`_Process`, or the portable path's."""
+
+    @property
+    def reader(self) -> Replies: ...
+
+    def send(self, message: Packed) -> None:
+        """Write a request, or the answer to a helper call; BrokenPipeError once the worker is gone."""
+
+    def take_output(self) -> str: ...
+
+    def describe_exit(self) -> str: ...
+
+    def kill(self) -> None: ...
+
+
+def _ask(process: WorkerProcess, deadline: float, helpers: HelperAnswers | None, message: Packed) -> tuple[dict, list]:
+    """Sends the worker ``message`` (a request, or the answer to a callback) and reads its answer,
+    answering the helper calls the worker makes meanwhile (which may call back in turn)."""
+    process.send(message)
+    document, arrays = process.reader.read(deadline)
+    while "helper" in document:
+        if helpers is None:
+            raise ProtocolError("a helper call that the request did not allow")
+        answer = helpers.answer(document, arrays, partial(_ask, process, deadline, helpers))
+        process.send(answer)
+        document, arrays = process.reader.read(deadline)
+    return document, arrays
+
+
+def describe_exit_code(code: int | None) -> str:
+    """How the process that ran the student's code ended, for the student: ``code`` is its exit
+    status (negative: the signal that ended it), None if it is still running."""
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:  # a signal this system has no name for
+            name = f"signal {-code}"
+        hints = {
+            "SIGKILL": " (killed: out of memory or over a limit?)",
+            "SIGXCPU": " (CPU time limit)",
+            "SIGSEGV": " (segmentation fault)",
+        }
+        return f"was killed by {name}{hints.get(name, '')}"
+    if code >= 0xC0000000:  # Windows: an NTSTATUS, the system ended it (access violation, stack overflow)
+        return f"crashed (Windows status 0x{code:08X})"
+    return f"exited with status {code} (sys.exit or os._exit in your code?)"
+
+
+class _Process:
+    """One running worker: its pipes, scratch folder and captured output."""
+
+    def __init__(self, spec: WorkerSpec, deadline: float, forkserver: ForkServer) -> None:
+        self.forkserver = forkserver
+        self.scratch = tempfile.mkdtemp(prefix="ag-worker-")
+        self.private = tempfile.mkdtemp(prefix="ag-grader-")
+        self.request_w = self.reply_r = self.output_fd = -1
+        self.pid: int | None = None  # the supervisor's
+        try:
+            self._start(spec, deadline)
+        except BaseException:
+            self.kill()  # leaves no folder or descriptor behind
+            raise
+
+    def _start(self, spec: WorkerSpec, deadline: float) -> None:
+        copy_files(spec.files, self.scratch)
+        if spec.isolation.user is not None:
+            _give_to(spec.isolation.user, self.scratch)
+        self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        request_r, self.request_w = _pipe()
+        self.reply_r, reply_w = _pipe()
+        view_root = os.path.join(self.private, "view")  # where the worker's view is built, out of its reach
+        os.mkdir(view_root, 0o700)
+        config = {
+            "plan": _plan(spec, deadline - time.monotonic(), self.scratch, view_root),
+            "blocked": spec.blocked_modules,
+        }
+        try:
+            self.pid = self.forkserver.start(config, self.scratch, (request_r, reply_w, self.output_fd), deadline)
+        finally:
+            os.close(request_r)
+            os.close(reply_w)
+        self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * _MB, spec.limits.reply_json_mb * _MB)
+        self.output_limit = spec.limits.output_kb * 1024
+
+    def send(self, message: Packed) -> None:
+        write_all(self.request_w, message)
+
+    def take_output(self) -> str:
+        """Output written since the last call, cut to the limit with a note of what was dropped."""
+        size = os.fstat(self.output_fd).st_size
+        data = os.pread(self.output_fd, min(size, self.output_limit), 0)
+        # Start the next call with an empty file: the file size limit then bounds each call's
+        # output rather than everything printed since the worker started.
+        os.ftruncate(self.output_fd, 0)
+        return output_text(data, size, self.output_limit)
+
+    def describe_exit(self) -> str:
+
+        code = self.forkserver.exit_code(self.pid, timeout=2) if self.pid is not None else None
+        if code == UNCONFINED_EXIT:
+            return (
+                "could not be isolated, so your code was not run (a problem of the autograder; "
+                "please tell the course staff)"
+            )
+        return describe_exit_code(code)
+
+    def kill(self) -> None:
+        # Closing the request pipe first ends a worker that is still starting up as soon as it
+        # reads its first request.
+        for fd in (self.request_w, self.reply_r, self.output_fd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        try:
+            if self.pid is not None:
+                # Everything below the supervisor too, wherever the student's code put it.
+                self.forkserver.stop(self.pid)
+                self.pid = None
+        finally:
+            remove_folder(self.scratch)
+            remove_folder(self.private)
+
+
+class Session(Protocol):
+    """What tests call the student's code through: a :class:`WorkerSession` (on the portable path, a
+    :class:`autograder.boundary.portable_session.PortableSession`), or, in a benchmark only, a stand-in that runs the
+    code in the grader's own process (benchmarks/in_process.py)."""
+
+    def call(
+        self,
+        target: str,
+        *args: Any,
+        return_args: bool = False,
+        seed: int = 0,
+        helpers: HelperAnswers | None = None,
+        **kwargs: Any,
+    ) -> CallResult: ...
+
+    def __enter__(self) -> Session: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+# Makes the session of one question (or of the import check) from the spec, the time budget and a label.
+SessionFactory = Callable[[WorkerSpec, float, str], Session]
+
+
+class BudgetedSession:
+    """Calls into the student's code for one question, within one time budget: the calls, their
+    errors and the budget, whatever runs the worker (a subclass's :meth:`_launch` says what)."""
+
+    def __init__(self, spec: WorkerSpec, budget_seconds: float, label: str) -> None:
+        self.spec = spec
+        self.label = label
+        self.budget = budget_seconds
+        self.used = 0.0
+        self.timed_out_on: str | None = None
+        self._process: WorkerProcess | None = None
+
+    def _launch(self, deadline: float) -> WorkerProcess:
+        """Start a worker, which says it is ready on its reply channel; OSError if it cannot start."""
+        raise NotImplementedError
+
+    @property
+    def remaining(self) -> float:
+        return self.budget - self.used
+
+    def call(
+        self,
+        target: str,
+        *args: Any,
+        return_args: bool = False,
+        seed: int = 0,
+        helpers: HelperAnswers | None = None,
+        **kwargs: Any,
+    ) -> CallResult:
+        """Run ``target`` (``"module.function"`` or ``"fixtures:probe"``) in the worker; with
+        ``helpers``, the student's helpers it names are answered by ``helpers`` during the call."""
+        if self.timed_out_on is not None:
+            raise WorkerTimeout(
+                f"not run: the {self.budget:g} s time limit of question {self.label} was used up "
+                f"earlier (by {self.timed_out_on})"
+            )
+        started = time.monotonic()
+        deadline = started + self.remaining
+        request, arrays = encode_request(
+            target, args, kwargs, return_args=return_args, seed=seed, helpers=helpers.targets if helpers else None
+        )
+        try:
+            process = self._ensure_started(deadline)
+            document, arrays = _ask(process, deadline, helpers, pack_parts(request, arrays))
+            decoded = _decoded(document, arrays) if document.get("ok") else {}
+        except ReadTimeout:
+            self._time_out(target)
+            raise WorkerTimeout(
+                f"did not finish within the {self.budget:g} s time limit of "
+                f"question {self.label} (infinite loop, or far too slow?)"
+            ) from None
+        except (PeerClosed, BrokenPipeError):
+            reason = self._process.describe_exit() if self._process else "could not start"
+            output = self._process.take_output() if self._process else ""
+            self._stop()
+            raise WorkerCrashed(
+                f"the process running your code {reason}"
+                + (f"\nlast output:\n{output[-2000:]}" if output.strip() else "")
+            ) from None
+        except DocumentTooLarge as exc:
+            self._stop()
+            raise WorkerMisbehaved(
+                f"returned {exc.size / _MB:.1f} MB of plain Python values (lists, numbers, strings), over "
+                f"the {exc.cap / _MB:g} MB the autograder accepts outside numpy arrays; return large "
+                "data as a numpy array (for example np.array(your_list))"
+            ) from None
+        except MessageTooLarge:
+            self._stop()
+            raise WorkerMisbehaved(f"returned more than {self.spec.limits.reply_mb} MB of data") from None
+        except ProtocolError as exc:
+            self._stop()
+            raise WorkerMisbehaved(
+                f"the process running your code sent an invalid reply ({exc}); "
+                "does your code write to file descriptors it did not open?"
+            ) from None
+        finally:
+            # Reading and decoding the reply count too: the grader's work on it is the call's time.
+            self.used = min(self.budget, self.used + time.monotonic() - started)
+        output = process.take_output()
+        if self.used >= self.budget:  # this call has its answer; the question's later calls have no time
+            self._time_out(target)
+        if not document.get("ok"):
+            error = document.get("error")
+            failure = StudentRaised(error if isinstance(error, dict) else {})
+            failure.output = output
+            raise failure
+        return CallResult(
+            value=decoded.get("value"),
+            fixtures=decoded.get("fixtures") or {},
+            args_after=decoded.get("args_after"),
+            output=output,
+            seconds=time.monotonic() - started,
+        )
+
+    def _time_out(self, target: str) -> None:
+        """The question's budget is used up (by ``target``): its later calls fail at once."""
+        self.timed_out_on = target
+        self.used = self.budget
+        self._stop()
+
+    def _ensure_started(self, deadline: float) -> WorkerProcess:
+        if self._process is None:
+            try:
+                self._process = self._launch(deadline)
+            except OSError as exc:
+                raise WorkerCrashed(f"the process for your code could not be started ({exc})") from None
+            hello, _ = self._process.reader.read(deadline)
+            if not hello.get("ready"):
+                raise ProtocolError("worker did not say it was ready")
+        return self._process
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process = None
+
+    def close(self) -> None:
+        self._stop()
+
+    def __enter__(self) -> BudgetedSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class WorkerSession(BudgetedSession):
+    """A :class:`BudgetedSession` whose workers are forked by ``forkserver``, which a grading shares
+    between its sessions; without one, the session starts a fork server of its own and stops it
+    when it closes."""
+
+    def __init__(
+        self, spec: WorkerSpec, budget_seconds: float, label: str, forkserver: ForkServer | None = None
+    ) -> None:
+        super().__init__(spec, budget_seconds, label)
+        self._own_forkserver = forkserver is None
+        self.forkserver = forkserver or ForkServer(spec.isolation.python, spec.fixtures_module)
+        if (self.forkserver.python, self.forkserver.fixtures_module) != (spec.isolation.python, spec.fixtures_module):
+            raise ValueError(
+                "the fork server runs another Python or imports other fixtures than the "
+                "worker needs; give the session a fork server made for its spec"
+            )
+
+    def _launch(self, deadline: float) -> _Process:
+        return _Process(self.spec, deadline, self.forkserver)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._own_forkserver:
+                self.forkserver.close()

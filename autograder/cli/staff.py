@@ -1,0 +1,346 @@
+"""The staff's commands: grading one submission or a class, the bundle, the Gradescope zip and what
+runs in it, the pages of written answers, the handouts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from autograder.cli.arguments import Commands, add_assignment, assignment_names
+from autograder.core.config import available_assignments, load_assignment
+from autograder.course.dependencies import DEFAULT_IMAGE, IMAGES
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from autograder.boundary.isolation import detect_isolation, require_linux_worker
+    from autograder.core.results import write_results
+    from autograder.course.report import print_table
+    from autograder.grading.grade import grade_or_fallback, summarize
+
+    assignment = load_assignment(args.assignment)
+    require_linux_worker("grade")
+    isolation = detect_isolation()
+    for name, why in isolation.off:  # for whoever runs this; never in results.json
+        print(f"protection off: {name}: {why}", file=sys.stderr)
+    results, crash = grade_or_fallback(
+        assignment, Path(args.submission), include_hidden=not args.public_only, isolation=isolation
+    )
+    if crash:  # a valid results.json is still written below
+        print(crash, file=sys.stderr)
+    write_results(results, Path(args.results))
+    print_table(
+        f"{assignment.config.title}: {args.submission}",
+        summarize(assignment.config, results),
+        results,
+        verbose=args.verbose,
+    )
+    print(f"results written to {args.results}")
+    return 1 if crash else 0
+
+
+def _grade_batch(args: argparse.Namespace) -> int:
+    from autograder.course.batch import run_batch
+
+    assignment = load_assignment(args.assignment)
+    try:
+        outcome = run_batch(
+            assignment,
+            Path(args.export),
+            Path(args.out),
+            jobs=args.jobs,
+            force=args.force,
+            without_isolation=args.without_isolation,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: the submissions graded so far are kept in {args.out}; run the same "
+            "command again to grade the rest",
+            file=sys.stderr,
+        )
+        return 130
+    print(
+        f"graded {len(outcome.graded)}, unchanged {len(outcome.skipped)}; wrote {args.out}/scores.csv, "
+        f"statistics.csv, scores.png and submissions/*/results.json"
+    )
+    if outcome.not_graded:
+        print("could not be graded (0 points, the reason in their results.json): " + ", ".join(outcome.not_graded))
+    if outcome.unlisted:
+        print(f"not graded, missing from submission_metadata.yml: {', '.join(outcome.unlisted)}")
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    from autograder.course.release import write_bundle
+    from autograder.course.starter import release
+
+    assignment = load_assignment(args.assignment)
+    if args.starter_only:
+        written = release(assignment, Path(args.out), force=args.force)
+    else:
+        written = write_bundle(
+            assignment,
+            Path(args.out),
+            force=args.force,
+            data=Path(args.data) if args.data else None,
+            with_data=not args.without_data,
+        )
+    print(f"wrote {len(written)} files to {args.out}")
+    return 0
+
+
+def _export_written(args: argparse.Namespace) -> int:
+    from autograder.course.export_written import export_pages, gather
+
+    assignment = load_assignment(args.assignment)
+    students = gather(assignment, [Path(s) for s in args.sources])
+    pages = export_pages(assignment, students, Path(args.out))
+    print(f"wrote {len(pages)} question pages for {len(students)} students: open {Path(args.out) / 'index.html'}")
+    return 0
+
+
+def _handouts(args: argparse.Namespace) -> int:
+    from autograder.handout.handouts import build, stale
+
+    outdated = []
+    for name in args.assignments or available_assignments():
+        files = build(load_assignment(name))
+        if args.check:
+            outdated += stale(files)
+            continue
+        for path, data in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path}")
+    if outdated:
+        print(
+            "out of date (regenerate with: python -m autograder handouts):\n  " + "\n  ".join(str(p) for p in outdated)
+        )
+    return 1 if outdated else 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from autograder.course.build import build
+
+    image = IMAGES[args.image]
+    names = build(load_assignment(args.assignment), Path(args.out), image)
+    print(
+        f"wrote {args.out} ({len(names)} files, readable by you only) for Gradescope's {image.title} "
+        f"image (Python {image.python}): choose that base image in the autograder settings. Test the "
+        "zip before uploading: README.md, 'Upload to Gradescope (test the zip locally first)'"
+    )
+    return 0
+
+
+def _gradescope(args: argparse.Namespace) -> int:
+    from autograder.course.gradescope import default_root, run
+
+    return run(args.assignment, Path(args.root) if args.root else default_root())
+
+
+def add_grade(commands: Commands) -> None:
+    grade = commands.add_parser(
+        "grade",
+        help="grade one submission: per-question table + Gradescope results.json",
+        description="Grade the student files in SUBMISSION_DIR (flat, or inside one folder) and write "
+        "Gradescope results.json. Student code runs in a separate, limited worker process. "
+        "Exit status 0 whenever grading completed, whatever the score.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  python -m autograder grade word2vec solutions/word2vec",
+    )
+    add_assignment(grade)
+    grade.add_argument("submission", metavar="SUBMISSION_DIR", help="folder with the student's files")
+    grade.add_argument(
+        "--results",
+        default="results.json",
+        metavar="PATH",
+        help="where to write results.json (default: ./results.json)",
+    )
+    grade.add_argument(
+        "--public-only", action="store_true", help="run only the public tests (what students can run themselves)"
+    )
+    grade.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the output of every failed test, and of passed tests that have one "
+        "(a helper of another question replaced by the reference's)",
+    )
+    grade.set_defaults(run=_grade)
+
+
+def add_grade_batch(commands: Commands) -> None:
+    batch = commands.add_parser(
+        "grade-batch",
+        help="regrade a whole class from a Gradescope export: results, scores.csv, statistics",
+        description="Grade every submission of a Gradescope 'Export Submissions' folder (the unpacked\n"
+        "zip, with submission_metadata.yml at its top) and write to --out:\n"
+        "  submissions/<folder>/results.json  Gradescope's results, one per submission\n"
+        "  scores.csv      a row per student: name, sid, email, a column per question, total\n"
+        "  statistics.csv  per question: mean, median, std, min, max, share with full marks\n"
+        "  scores.png      the distribution of totals and the mean score of each question\n"
+        "A submission that cannot be graded gets 0 with the reason; the batch goes on.\n"
+        "Rerunning skips submissions already graded from the same files by the same grader,\n"
+        "so an interrupted batch (Ctrl-C) resumes where it stopped; a submission whose files\n"
+        "changed, or all of them after the grader changed, are graded again.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  unzip assignment_123456_export.zip -d export\n"
+        "  python -m autograder grade-batch word2vec export/assignment_123456_export --jobs 2 "
+        "--out regrade-word2vec",
+    )
+    add_assignment(batch)
+    batch.add_argument("export", metavar="EXPORT_DIR", help="the unpacked export (or the folder it was unpacked into)")
+    batch.add_argument("--out", required=True, metavar="DIR", help="where results and the gradebook go")
+    batch.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="submissions graded at the same time (default 1; at most the number of cores)",
+    )
+    batch.add_argument(
+        "--force", action="store_true", help="regrade every submission, even those graded before from the same files"
+    )
+    batch.add_argument(
+        "--without-isolation",
+        action="store_true",
+        help="grade even where the students' code cannot get namespaces of its own (it could "
+        "then read this user's files and reach the other submissions' processes)",
+    )
+    batch.set_defaults(run=_grade_batch)
+
+
+def add_release(commands: Commands) -> None:
+    release = commands.add_parser(
+        "release",
+        help="write the student bundle (starter, handout notebook, self-check) to --out",
+        description="Write what students download to --out: the starter (every solution block of\n"
+        "solutions/ASSIGNMENT replaced by a stub raising NotImplementedError), the handout\n"
+        "notebook ASSIGNMENT.ipynb, the answer sheet written.md, requirements.txt (and\n"
+        "requirements-notebook.txt), a README.md for the student, the data run.py trains on\n"
+        "with its licence (data/FOLDER/, from --data, the config's environment variable such\n"
+        "as UD_EWT_DIR, or shared/data/FOLDER above the repository), and the framework\n"
+        "without hidden tests, with the public tests' expected values recorded from the\n"
+        "reference, so that 'python -m autograder check' works there. The bundle is\n"
+        "refused if it would contain anything of solutions/ or the hidden tests.\n"
+        "--starter-only writes the starter alone: the committed assignment/ASSIGNMENT must\n"
+        "equal that output (a test checks it).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  python -m autograder release word2vec --out /tmp/word2vec-bundle\n"
+        "  python -m autograder release word2vec --out assignment/word2vec --force --starter-only",
+    )
+    add_assignment(release)
+    release.add_argument("--out", required=True, metavar="DIR", help="folder to write (must be empty)")
+    release.add_argument("--force", action="store_true", help="replace the contents of a non-empty --out")
+    release.add_argument(
+        "--starter-only", action="store_true", help="only the starter files (what assignment/ASSIGNMENT holds)"
+    )
+    release.add_argument(
+        "--data", metavar="DIR", help="the folder of the data run.py trains on (default: found as described above)"
+    )
+    release.add_argument(
+        "--without-data",
+        action="store_true",
+        help="leave the data out; the README then tells students where to download it",
+    )
+    release.set_defaults(run=_release)
+
+
+def add_export_written(commands: Commands) -> None:
+    export = commands.add_parser(
+        "export-written",
+        help="one HTML page per written question graded by hand, every student's answer on it",
+        description="Read the written answers of every SOURCE: a Gradescope 'Export Submissions' folder\n"
+        "(the unpacked zip), a submission folder, or an answer file (.ipynb or .md). Write to\n"
+        "--out an index.html and, for each question graded by hand, a page with the question,\n"
+        "the reference answer (folded) and every student's answer, math typeset by MathJax.\n"
+        "The index lists students without an answer file and text placed under no question.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+        "  python -m autograder export-written parser export/assignment_123_export --out written-parser\n"
+        "  python -m autograder export-written word2vec alice/written.md bob/word2vec.ipynb --out pages",
+    )
+    add_assignment(export)
+    export.add_argument("sources", nargs="+", metavar="SOURCE", help="export folder, submission folder or answer file")
+    export.add_argument("--out", required=True, metavar="DIR", help="folder for the HTML pages")
+    export.set_defaults(run=_export_written)
+
+
+def add_handouts(commands: Commands) -> None:
+    handouts = commands.add_parser(
+        "handouts",
+        help="regenerate the notebooks, answer sheets and figures from handouts/NAME.md",
+        description="Generate, from each handout source handouts/NAME.md, the notebook NAME.ipynb (with an\n"
+        "answer cell per written question), the answer sheet NAME_answers.md and the figures,\n"
+        "after checking the questions and points against the config. --check writes nothing\n"
+        "and exits 1 if a committed file is out of date.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  python -m autograder handouts\n  python -m autograder handouts parser --check",
+    )
+    handouts.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=f"default: all ({assignment_names()})")
+    handouts.add_argument("--check", action="store_true", help="only report files that are out of date")
+    handouts.set_defaults(run=_handouts)
+
+
+def add_build(commands: Commands) -> None:
+    build = commands.add_parser(
+        "build",
+        help="write the Gradescope autograder zip of one assignment",
+        description="Write the zip to upload as a Gradescope autograder: setup.sh and run_autograder at\n"
+        "its top, the framework with only this assignment's config, tests and fixtures, its\n"
+        "reference solution, the starter's given files and the lock of the Gradescope base\n"
+        "image you will choose for it (--image): every package pinned for that image's Python.\n"
+        "setup.sh installs into a venv, refuses another Python than the image's, and creates\n"
+        "the user the students' code runs as.\n"
+        "The zip is readable by you only (0600): it holds the reference and the hidden tests,\n"
+        "so keep it where students' code graded on this machine cannot reach it either.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog='examples:\n  python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"\n'
+        '  python -m autograder build parser --image ubuntu-24.04 --out "$(mktemp -d)/parser.zip"',
+    )
+    add_assignment(build)
+    build.add_argument(
+        "--out",
+        required=True,
+        metavar="ZIP",
+        help="the zip to write; a file there is replaced, a symbolic link refused",
+    )
+    build.add_argument(
+        "--image",
+        choices=sorted(IMAGES),
+        default=DEFAULT_IMAGE,
+        help="the base image you choose in Gradescope's autograder settings: "
+        + ", ".join(f"{i.name} ({i.title}, Python {i.python})" for i in IMAGES.values())
+        + " (default: %(default)s)",
+    )
+    build.set_defaults(run=_build)
+
+
+def add_gradescope(commands: Commands) -> None:
+    gradescope = commands.add_parser(
+        "gradescope",
+        help="grade ROOT/submission into ROOT/results/results.json (what run_autograder runs)",
+        description="Run by the zip's run_autograder for every submission: make ROOT/source, submission,\n"
+        "results and submission_metadata.json private (when root), print the protections in\n"
+        "force (instructors see this output, students do not), grade ROOT/submission and\n"
+        "write ROOT/results/results.json, also when grading fails.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example (in the unpacked zip, as Gradescope does):\n"
+        "  cd /autograder/source && /autograder/venv/bin/python -m autograder gradescope word2vec",
+    )
+    add_assignment(gradescope)
+    gradescope.add_argument(
+        "--root", default=None, metavar="ROOT", help="the layout's root (default: $AUTOGRADER_ROOT, else /autograder)"
+    )
+    gradescope.set_defaults(run=_gradescope)
+
+
+COMMANDS = (
+    add_grade,
+    add_grade_batch,
+    add_release,
+    add_export_written,
+    add_handouts,
+    add_build,
+    add_gradescope,
+)

@@ -1,0 +1,13 @@
+"""The one base of the errors a user can act on.
+
+Every such error says, in its message, what went wrong and what to do; the command line catches the
+base once (:func:`autograder.cli.main.main`), prints ``error: MESSAGE`` and exits with status 2, never
+a traceback. Errors that stay inside the framework (a worker's invalid reply, a student's exception
+carried to a test) are not of this kind: they become feedback, not a failed command.
+"""
+
+from __future__ import annotations
+
+
+class AutograderError(Exception):
+    """A problem the user can fix; ``str(error)`` is written for them."""

@@ -1,0 +1,77 @@
+"""``python -m autograder check``: the public tests on a student's own files, as Gradescope runs them.
+
+In the student bundle the expected values come from the recording made by ``release``; in the
+repository, from the reference. Either way the student's code runs in the same worker process with
+the same limits, so the messages are the ones Gradescope will show (off Linux, in a plain subprocess
+per question, with the same time limits and messages but without the Linux worker's protections:
+:mod:`autograder.boundary.portable_session`). What this cannot check is said plainly: the points of the hidden tests,
+and the written answers graded by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from autograder.boundary.isolation import Isolation
+from autograder.core.config import Assignment
+from autograder.core.results import GradescopeResults
+from autograder.course.report import print_table
+from autograder.grading.expected import RecordedReference
+from autograder.grading.grade import grade, summarize
+from autograder.grading.runner import collect_tests
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    results: GradescopeResults
+    hidden: dict[str, float]  # question id -> points in hidden tests (only those with some)
+    manual_points: float
+
+    @property
+    def passed(self) -> bool:
+        return all(test.status == "passed" for test in self.results.tests)
+
+
+def run_check(assignment: Assignment, folder: Path, isolation: Isolation | None = None) -> SelfCheck:
+    """``isolation``: how the workers run (by default as :func:`autograder.boundary.isolation.detect_isolation`
+    decides: the Linux worker, or off Linux the portable path's plain subprocesses)."""
+    expected = RecordedReference(assignment.recording) if assignment.in_bundle else None
+    results = grade(assignment, folder, include_hidden=False, expected=expected, isolation=isolation)
+    public = collect_tests(assignment, include_hidden=False)
+    hidden = {q.id: q.points - sum(t.weight for t in public[q.id]) for q in assignment.config.questions}
+    return SelfCheck(results, {q: p for q, p in hidden.items() if p > 1e-9}, assignment.config.manual_points)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def print_check(assignment: Assignment, folder: Path, check: SelfCheck, console: Console | None = None) -> None:
+    console = console or Console()
+    print_table(
+        f"Public tests of {assignment.config.title}: {folder}",
+        summarize(assignment.config, check.results),
+        check.results,
+        console=console,
+        verbose=True,
+    )
+    total = sum(check.hidden.values())
+    console.print()
+    if total:
+        listed = ", ".join(f"{q} {_points(p)}" for q, p in check.hidden.items())
+        console.print(
+            f"[bold]Not checked here:[/bold] {_points(total)} more points are in hidden tests that "
+            f"Gradescope runs after the deadline ({listed}). Passing every public test does "
+            "not mean full marks.",
+            highlight=False,
+        )
+    if check.manual_points:
+        console.print(
+            f"The written questions graded by hand ({_points(check.manual_points)} points) are "
+            f"not checked either; check their format with: python -m autograder check-written "
+            f"{assignment.name} ANSWERS",
+            highlight=False,
+        )

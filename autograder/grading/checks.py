@@ -1,0 +1,103 @@
+"""Comparisons of student outputs with expected values, with messages a student can act on.
+
+Every check raises ``AssertionError`` (a failed test) with a message that names what was checked,
+the input case, and the largest error and where it is. Order of checks: type, shape, NaN/inf, values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from autograder.boundary.protocol import Opaque
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, Opaque):
+        return f"a {value.type_name} ({value.text})"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    return f"a {type(value).__name__} ({value!r})"
+
+
+def as_numeric(value: Any, what: str) -> np.ndarray:
+    """``value`` as a float array, or a failure saying what the student returned instead."""
+    if isinstance(value, (bool, np.bool_)):
+        raise AssertionError(f"{what}: expected a number or an array, got {describe(value)}")
+    if isinstance(value, (int, float, np.ndarray)):
+        array = np.asarray(value)
+        if array.dtype.kind in "biuf":
+            return array.astype(float)
+    raise AssertionError(f"{what}: expected a number or an array, got {describe(value)}")
+
+
+def unpack(value: Any, count: int, what: str) -> Sequence[Any]:
+    """The student's return value as ``count`` items (a tuple or list), or a failure."""
+    if not isinstance(value, (tuple, list)) or len(value) != count:
+        raise AssertionError(f"{what}: expected {count} return values, got {describe(value)}")
+    return value
+
+
+def at_index(index: tuple[int, ...]) -> str:
+    """`` at index i`` (one axis) or `` at index (i, j)``; nothing for a scalar."""
+    return f" at index {index[0] if len(index) == 1 else index}" if index else ""
+
+
+def assert_close(
+    actual: Any, expected: Any, what: str, *, rtol: float = 1e-5, atol: float = 1e-7, rows: bool = False
+) -> np.ndarray:
+    """``actual`` equals ``expected`` within ``atol + rtol * |expected|`` element-wise.
+
+    ``rows=True`` also lists which rows of a 2-D result are wrong, as gradients of word vectors
+    are easiest to fix row by row.
+    """
+    expected = np.asarray(expected, dtype=float)
+    if not np.isfinite(expected).all():
+        # A test whose expected value overflowed checks nothing; that is a bug in the test.
+        raise ValueError(f"{what}: the expected value is not finite; fix the test's inputs")
+    got = as_numeric(actual, what)
+    if got.shape != expected.shape:
+        if expected.shape == () and got.size == 1:
+            got = got.reshape(())
+        else:
+            transposed = got.ndim == 2 and got.shape == expected.shape[::-1]
+            raise AssertionError(
+                f"{what}: wrong shape {got.shape}, expected {expected.shape}" + (" (transposed?)" if transposed else "")
+            )
+    broken = ~np.isfinite(got)
+    if broken.any():
+        index = tuple(int(i) for i in np.argwhere(broken)[0])
+        kind = "NaN" if np.isnan(got[index]) else "inf"
+        raise AssertionError(
+            f"{what}: contains {kind} ({int(broken.sum())} of {got.size} entries, "
+            f"first{at_index(index)}); expected finite values (overflow, log(0) or 0/0?)"
+        )
+    error = np.abs(got - expected)
+    excess = error - (atol + rtol * np.abs(expected))
+    bad = excess > 0
+    if not bad.any():
+        return got
+    worst = np.unravel_index(int(np.argmax(np.where(bad, error, -1.0))), got.shape) if got.ndim else ()
+    index = tuple(int(i) for i in worst)
+    message = (
+        f"{what}: {int(bad.sum())} of {got.size} entries differ; largest error "
+        f"{float(error[index]):.3g}{at_index(index)}: got {float(got[index]):.6g}, "
+        f"expected {float(expected[index]):.6g}"
+    )
+    if rows and got.ndim == 2:
+        wrong = np.flatnonzero(bad.any(axis=1))
+        listed = ", ".join(str(r) for r in wrong[:10]) + (" ..." if wrong.size > 10 else "")
+        message += f"; wrong rows: {listed}"
+    raise AssertionError(message)
+
+
+def is_close(actual: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
+    try:
+        assert_close(actual, expected, "value", rtol=rtol, atol=atol)
+    except AssertionError:
+        return False
+    return True

@@ -1,0 +1,245 @@
+"""Grades one submission: the trusted side of the trust boundary, end to end.
+
+First one worker imports every submitted module (the import check of :mod:`autograder.grading.preflight`);
+then for each question of the config, a fresh worker (with that question's time budget) runs the
+student's code; the tests in this process compare its raw outputs with the reference. Every worker
+is forked by one fork server per grading (:mod:`autograder.boundary.fork_client`); on the portable path (off
+Linux, for the self-check: :mod:`autograder.boundary.isolation`) each is a plain subprocess instead
+(:mod:`autograder.boundary.portable_session`). The assembled results always list every declared question with its
+full points, whatever happened.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+import time
+import traceback
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from types import SimpleNamespace
+
+from autograder.boundary.fork_client import ForkServer
+from autograder.boundary.isolation import Isolation, detect_isolation
+from autograder.boundary.preload import library_imports
+from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec
+from autograder.core.config import Assignment, AssignmentConfig, ConfigError
+from autograder.core.results import GradescopeResults, TestResult
+from autograder.core.submission import locate
+from autograder.grading.expected import LiveReference, ReferenceCalls
+from autograder.grading.preflight import broken_imports
+from autograder.grading.reference import load_reference
+from autograder.grading.runner import collect_tests, run_tests
+from autograder.written.answers import submitted_answers
+
+
+@dataclass(frozen=True)
+class QuestionSummary:
+    id: str
+    title: str
+    score: float
+    max_score: float
+    reason: str
+
+    @property
+    def status(self) -> str:
+        if self.score >= self.max_score - 1e-9:
+            return "passed"
+        return "partial" if self.score > 0 else "failed"
+
+
+# The worker's scratch folder (sandbox.py, portable.py: mkdtemp(prefix="ag-worker-")) has a random name;
+# it shows up where the student's code prints a path (warnings name the file). Cut it, as the worker
+# already does in tracebacks, so that the same submission always gets the same feedback. On Windows
+# (the portable path) it is C:\Users\A Student\...\Temp\ag-worker-...\, spaces and all.
+_SCRATCH_PATH = re.compile(
+    r"(?:(?:/[^/\s'\"]+)*/"  # POSIX
+    r"|[A-Za-z]:(?:\\[^\\/:*?\"<>|\r\n]+)*\\)"  # Windows
+    r"ag-worker-[A-Za-z0-9_]+[\\/]"
+)
+
+
+def question_of(number: str) -> str:
+    return number.split(".", 1)[0]
+
+
+def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> WorkerSpec:
+    """The files a worker gets: the student's, plus the starter's given support files."""
+    files = dict(student_files)
+    for name in assignment.config.support_files:
+        files[name] = assignment.starter_dir / name
+        if not files[name].exists():
+            raise ConfigError(
+                f"the starter's given file {files[name]} is missing; generate the starter "
+                f"with: python -m autograder release {assignment.name} "
+                f"--out {assignment.starter_dir} --force --starter-only"
+            )
+    return WorkerSpec(files=files, fixtures_module=assignment.fixtures_module, limits=assignment.config.limits)
+
+
+def grade(
+    assignment: Assignment,
+    submission_dir: Path,
+    *,
+    include_hidden: bool = True,
+    reference: SimpleNamespace | None = None,
+    isolation: Isolation | None = None,
+    expected: ReferenceCalls | None = None,
+    sessions: SessionFactory | None = None,
+) -> GradescopeResults:
+    """``isolation``: how workers run; by default every protection this machine allows (off Linux,
+    the portable path's plain subprocesses, which only the self-check may take).
+    ``expected``: what answers the public tests' ``self.expect``; by default the reference solution
+    (the student bundle, which has none, passes its recording).
+    ``sessions``: for benchmarks only, which time the same grading with the student's code run in
+    this process (benchmarks/in_process.py) to measure what the workers cost. Nothing else may set
+    it: without workers, the student's code runs with every right of the grader."""
+    started = time.monotonic()
+    config = assignment.config
+    submission = locate(submission_dir, config.submission_files)
+    isolation = isolation or detect_isolation()
+    with ExitStack() as stack:
+        if sessions is None and isolation.portable:
+            from autograder.boundary.portable_session import PortableSession  # the self-check off Linux only
+
+            sessions = PortableSession
+        elif sessions is None:
+            # Entered first: the fork server's imports then run while this process loads the tests,
+            # the reference and the answers below. One for the import check and every question.
+            forkserver = stack.enter_context(
+                ForkServer(isolation.python, assignment.fixtures_module, _preload(assignment))
+            )
+            sessions = partial(WorkerSession, forkserver=forkserver)
+        tests = collect_tests(assignment, include_hidden=include_hidden)
+        if reference is None and (include_hidden or expected is None):
+            reference = load_reference(assignment.solution_dir, module_names(config))
+        fixtures = importlib.import_module(assignment.fixtures_module)
+        if expected is None:
+            assert reference is not None  # loaded above
+            expected = LiveReference(reference, fixtures)
+        answers = submitted_answers(submission.folder, config)
+        spec = replace(worker_spec(assignment, submission.found), isolation=isolation)
+        submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
+        spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit, sessions))
+        rows: list[dict] = []
+        settled: set[str] = set()  # questions graded so far with full marks (error carried forward)
+        helpers = expected.helper_source()  # once: in the bundle it decodes the whole recording
+        for question in config.questions:
+            with sessions(spec, question.time_limit, question.id) as worker:
+                mine = run_tests(
+                    tests[question.id],
+                    {
+                        "worker": worker,
+                        "ref": reference,
+                        "fixtures": fixtures,
+                        "reference": expected,
+                        "answers": answers,
+                        "settled": frozenset(settled),
+                        "helpers": helpers,
+                    },
+                )
+            if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
+                settled.add(question.id)
+            rows += mine
+    output = "\n".join(note for note in (submission.note, answers.note) if note)
+    return assemble(config, rows, output=output, seconds=time.monotonic() - started, include_hidden=include_hidden)
+
+
+def _preload(assignment: Assignment) -> list[str]:
+    """The libraries the fork server imports for every worker (see :mod:`autograder.boundary.preload`)."""
+    if assignment.in_bundle:  # its starter folder holds the student's own files
+        return []
+    return library_imports([assignment.solution_dir, assignment.starter_dir], module_names(assignment.config))
+
+
+def grade_or_fallback(
+    assignment: Assignment,
+    submission_dir: Path,
+    *,
+    include_hidden: bool = True,
+    reference: SimpleNamespace | None = None,
+    isolation: Isolation | None = None,
+) -> tuple[GradescopeResults, str | None]:
+    """:func:`grade`, or when it raises, the fallback results and the traceback for the grader's log."""
+    started = time.monotonic()
+    try:
+        return grade(
+            assignment, submission_dir, include_hidden=include_hidden, reference=reference, isolation=isolation
+        ), None
+    except Exception as exc:  # whatever went wrong, there are still valid results to write
+        reason = f"{type(exc).__name__}: {exc}"
+        return fallback_results(assignment.config, reason, time.monotonic() - started), traceback.format_exc()
+
+
+def module_names(config: AssignmentConfig) -> list[str]:
+    return [Path(name).stem for name in config.submission_files if name.endswith(".py")]
+
+
+def assemble(
+    config: AssignmentConfig, rows: list[dict], *, output: str = "", seconds: float = 0.0, include_hidden: bool = True
+) -> GradescopeResults:
+    """Validated results in which every question carries exactly its declared points."""
+    tests = [TestResult.model_validate({**row, "output": _SCRATCH_PATH.sub("", row.get("output", ""))}) for row in rows]
+    for question in config.questions:
+        mine = [t for t in tests if question_of(t.number) == question.id]
+        declared = sum(t.max_score for t in mine)
+        if declared > question.points + 1e-9:
+            raise AssertionError(
+                f"question {question.id}: tests are worth {declared:g} points, more than its {question.points:g}"
+            )
+        if include_hidden and declared < question.points - 1e-9:
+            tests.append(
+                TestResult(
+                    name=f"{question.title}: tests that did not run",
+                    number=f"{question.id}.999",
+                    score=0.0,
+                    max_score=question.points - declared,
+                    status="failed",
+                    output="These points could not be graded (a test did not report a result).",
+                    visibility=question.visibility,
+                )
+            )
+    return GradescopeResults(
+        score=sum(t.score for t in tests), execution_time=round(seconds, 3), output=output, tests=tests
+    )
+
+
+def fallback_results(config: AssignmentConfig, reason: str, seconds: float = 0.0) -> GradescopeResults:
+    """What is written when grading could not run at all: every question, zero, and why."""
+    tests = [
+        TestResult(
+            name=f"{q.title}",
+            number=f"{q.id}.0",
+            score=0.0,
+            max_score=q.points,
+            status="failed",
+            output=reason,
+            visibility=q.visibility,
+        )
+        for q in config.questions
+    ]
+    return GradescopeResults(
+        score=0.0,
+        execution_time=round(seconds, 3),
+        output="The autograder could not grade this submission:\n" + reason,
+        tests=tests,
+    )
+
+
+def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[QuestionSummary]:
+    summaries = []
+    for question in config.questions:
+        mine = [t for t in results.tests if question_of(t.number) == question.id]
+        failing = [t for t in mine if t.status == "failed"]
+        reason = ""
+        if failing:
+            first_line = next((line for line in failing[0].output.splitlines() if line.strip()), "")
+            reason = first_line.strip()
+        score = math.fsum(t.score for t in mine)
+        summaries.append(
+            QuestionSummary(question.id, question.title, score, math.fsum(t.max_score for t in mine), reason)
+        )
+    return summaries

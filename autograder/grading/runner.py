@@ -1,0 +1,326 @@
+"""Collects an assignment's graded tests and runs them with gradescope-utils' ``JSONTestRunner``.
+
+gradescope-utils 0.5.0 loses points silently in several ways (see ``shared/research``): skipped tests,
+tests whose subTests fail and tests of a class whose ``setUpClass`` raised never reach the results;
+``set_score`` is not clamped to the weight; and ``partial_credit`` keeps the last score on the function
+object, so it leaks into the next run. :class:`SafeJSONTestResult` closes each of these, and
+:func:`collect_tests` refuses a suite whose tests do not add up to the config.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import io
+import json
+import math
+import re
+import traceback
+import unittest
+from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import Any
+
+from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
+
+from autograder.core.config import Assignment, ConfigError
+from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession
+from autograder.grading.ownership import helpers_of, owners
+from autograder.grading.testing import GradedTestCase
+
+_TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+INTERNAL_ERROR = (
+    "The autograder itself failed in this test ({error}). This is not a problem with "
+    "your code; the course staff can see the details in the grader log."
+)
+
+
+@dataclass(frozen=True)
+class TestInfo:
+    """One graded test method and its declared metadata."""
+
+    cls: type[GradedTestCase]
+    method: str
+    question: str
+    number: str
+    weight: float
+    tags: tuple[str, ...]
+    visibility: str
+    hidden: bool
+    name: str
+    # (function, owner question) for each function it reaches that another question owns
+    helpers: tuple[tuple[str, str], ...] = ()
+
+    def instance(self) -> GradedTestCase:
+        return self.cls(self.method)
+
+
+def _test_classes(module: ModuleType) -> list[type[GradedTestCase]]:
+    return [
+        obj
+        for _, obj in inspect.getmembers(module, inspect.isclass)
+        if issubclass(obj, GradedTestCase) and obj.__module__ == module.__name__
+    ]
+
+
+def collect_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestInfo]]:
+    """Every graded test by question id, checked against the config. Raises ConfigError."""
+    config = assignment.config
+    by_question: dict[str, list[TestInfo]] = {q.id: [] for q in config.questions}
+    problems: list[str] = []
+    loader = unittest.TestLoader()
+    for kind, module_name in assignment.test_modules.items():
+        if kind == "hidden" and not include_hidden:
+            continue
+        module = importlib.import_module(module_name)
+        for cls in _test_classes(module):
+            if cls.question not in by_question:
+                problems.append(f"{cls.__name__}: question {cls.question!r} is not in the config")
+                continue
+            question = config.question(cls.question)
+            expected_visibility = question.hidden_visibility if kind == "hidden" else question.visibility
+            for method in loader.getTestCaseNames(cls):
+                function = getattr(cls, method)
+                where = f"{module_name}.{cls.__name__}.{method}"
+                weight = getattr(function, "__weight__", None)
+                number = getattr(function, "__number__", None)
+                tags = tuple(getattr(function, "__tags__", None) or ())
+                visibility = getattr(function, "__visibility__", None)
+                if not isinstance(weight, (int, float)) or weight <= 0:
+                    problems.append(f"{where}: needs @weight(points > 0) or @partial_credit(points)")
+                    continue
+                if not number or not str(number).startswith(cls.question + "."):
+                    problems.append(f"{where}: @number must start with '{cls.question}.', got {number!r}")
+                if not tags or not all(_TAG.match(t) for t in tags):
+                    problems.append(
+                        f"{where}: @tags must name the student functions it calls, as 'module.function'; got {tags!r}"
+                    )
+                if visibility != expected_visibility:
+                    problems.append(
+                        f"{where}: @visibility must be {expected_visibility!r} for a "
+                        f"{kind} test of question {cls.question}, got {visibility!r}"
+                    )
+                doc = (inspect.getdoc(function) or "").strip().splitlines()
+                by_question[cls.question].append(
+                    TestInfo(
+                        cls=cls,
+                        method=method,
+                        question=cls.question,
+                        number=str(number),
+                        weight=float(weight),
+                        tags=tags,
+                        visibility=str(visibility),
+                        hidden=kind == "hidden",
+                        name=doc[0] if doc else method,
+                    )
+                )
+    numbers = [t.number for tests in by_question.values() for t in tests]
+    for number in sorted({n for n in numbers if numbers.count(n) > 1}):
+        problems.append(f"test number {number} is used more than once")
+    if include_hidden:
+        for question in config.questions:
+            total = sum(t.weight for t in by_question[question.id])
+            if not math.isclose(total, question.points, abs_tol=1e-9):
+                problems.append(
+                    f"question {question.id}: tests weigh {total:g} points, config says {question.points:g}"
+                )
+    if problems:
+        raise ConfigError(f"the tests of {assignment.name} do not match its config:\n  " + "\n  ".join(problems))
+    owner = owners(config, {q: [t.tags for t in tests] for q, tests in by_question.items()})
+    for question_id, tests in by_question.items():
+        question = config.question(question_id)
+        tests[:] = [
+            replace(t, helpers=tuple((f, owner[f]) for f in helpers_of(question, t.tags, owner))) for t in tests
+        ]
+        tests.sort(key=lambda t: [int(p) if p.isdigit() else p for p in re.split(r"[.]", t.number)])
+    return by_question
+
+
+class SafeJSONTestResult(JSONTestResult):
+    """A ``JSONTestResult`` under which every test yields exactly one row, with a sane score."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rows: dict[str, dict] = {}
+        self.pending: dict[str, list[str]] = {}
+        self.suite_errors: list[str] = []
+
+    def startTest(self, test: unittest.TestCase) -> None:
+        function = getattr(type(test), test._testMethodName, None)
+        # partial_credit stores the score on the function object: clear it, or it leaks into
+        # the next submission graded by this process.
+        for holder in (function, getattr(function, "__wrapped__", None)):
+            if holder is not None and hasattr(holder, "__score__"):
+                delattr(holder, "__score__")
+        self.pending[test.id()] = []
+        super().startTest(test)
+
+    def addError(self, test: Any, err: Any) -> None:
+        if not hasattr(test, "_testMethodName"):  # an _ErrorHolder: setUpClass/setUpModule failed
+            self.suite_errors.append(f"{test.description}: {err[0].__name__}: {err[1]}")
+            return
+        # To the stderr the result was created under (the grader log): during a buffered test
+        # sys.stderr is the test's capture buffer, which would put the traceback into the row
+        # the student sees.
+        print(
+            f"[grader] internal error in {test.id()}:\n" + "".join(traceback.format_exception(*err)),
+            file=self._original_stderr,
+        )
+        super().addError(test, err)
+
+    def addSkip(self, test: unittest.TestCase, reason: str) -> None:
+        super().addSkip(test, reason)
+        self._mirrorOutput = False
+        if not hasattr(test, "_testMethodName"):  # setUpClass/setUpModule raised SkipTest
+            # unittest's _ErrorHolder, which has a description instead of a test method
+            self.suite_errors.append(f"{getattr(test, 'description', test)}: skipped: {reason}")
+            return
+        parent = getattr(test, "test_case", None)
+        if isinstance(parent, unittest.TestCase):  # skipTest inside a subTest: the parent fails
+            described = test._subDescription()  # type: ignore[attr-defined]  # unittest's _SubTest
+            self.pending.setdefault(parent.id(), []).append(f"{described}: skipped: {reason}")
+            return
+        self.processResult(test, (unittest.SkipTest, unittest.SkipTest(f"skipped: {reason}"), None))
+
+    def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
+        super().addExpectedFailure(test, err)
+        self.processResult(test, err)
+
+    def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:
+        super().addUnexpectedSuccess(test)
+        self.processResult(test, (AssertionError, AssertionError("unexpected success"), None))
+
+    def addSubTest(self, test: unittest.TestCase, subtest: Any, err: Any) -> None:
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self.pending.setdefault(test.id(), []).append(f"{subtest._subDescription()}: {err[1]}")
+
+    def stopTest(self, test: unittest.TestCase) -> None:
+        if test.id() not in self.rows:  # failing subTests leave no outcome of their own
+            reasons = self.pending.get(test.id()) or ["the test produced no outcome"]
+            self.processResult(test, (AssertionError, AssertionError("\n".join(reasons)), None))
+        super().stopTest(test)
+
+    def processResult(self, test: Any, err: Any = None) -> None:
+        if test.id() in self.rows:
+            return
+        row = self.buildResult(test, err)
+        self.rows[test.id()] = row
+        self.results.append(row)
+
+    def buildResult(self, test: Any, err: Any = None) -> dict:
+        weight = float(self.getWeight(test) or 0.0)
+        score = self.getScore(test)
+        failed = err is not None
+        if score is None:
+            score = 0.0 if failed else weight
+        elif failed and not issubclass(err[0], AssertionError):
+            score = 0.0  # skipped, or crashed: a partial score set before that proves nothing
+        try:
+            score = float(score)
+        except (TypeError, ValueError):  # set_score(None-like junk): no credit rather than a crash
+            score = 0.0
+        if not math.isfinite(score):
+            score = 0.0
+        score = min(max(score, 0.0), weight)
+        parts = [self.getOutput() or ""]
+        if err is not None:
+            if issubclass(err[0], (AssertionError, unittest.SkipTest)):
+                parts.append(str(err[1]))
+            else:
+                parts.append(INTERNAL_ERROR.format(error=f"{err[0].__name__}: {err[1]}"))
+        printed = getattr(test, "student_output", None)
+        if printed:
+            parts.append("Your code printed:\n" + "\n".join(printed))
+        return {
+            "name": self.getDescription(test),
+            "score": score,
+            "max_score": weight,
+            "status": "passed" if score >= weight - 1e-9 else "failed",
+            "output": "\n".join(p.strip("\n") for p in parts if p.strip()),
+            "tags": list(self.getTags(test) or ()),
+            "visibility": self.getVisibility(test),
+            "number": self.getNumber(test),
+        }
+
+
+class SafeJSONTestRunner(JSONTestRunner):
+    resultclass = SafeJSONTestResult
+
+    def _makeResult(self) -> SafeJSONTestResult:
+        self.last_result = super()._makeResult()
+        return self.last_result
+
+
+def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
+    """Run ``tests`` with ``context`` (worker, ref, fixtures) attached; one row per test, in order.
+
+    A test that loses points after reaching helpers of other questions runs again with them
+    answered by ``context["helpers"]`` (the reference, or in the student bundle what ``release``
+    recorded of it), and keeps the better row: error carried forward
+    (:mod:`autograder.grading.carried_forward`). Only the helpers of questions not ``context["settled"]``
+    are replaced: a question already graded with full marks vouches for its functions, and a
+    test whose helpers are all vouched for does not run again. While ``release`` records, every
+    test with helpers runs again with all of them."""
+    rows = _run_suite(tests, context)
+    source: HelperSource | None = context.get("helpers")
+    if source is None:
+        return rows
+    recording = getattr(source, "recorder", None) is not None
+    settled = set() if recording else set(context.get("settled", ()))
+    suspects = [[(f, owner) for f, owner in info.helpers if owner not in settled] for info in tests]
+    return [
+        _carried_forward(info, row, context, source, helpers)
+        if helpers and (recording or row["score"] < info.weight - 1e-9)
+        else row
+        for info, row, helpers in zip(tests, rows, suspects)
+    ]
+
+
+def _carried_forward(
+    info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
+) -> dict:
+    helpers = HelperBridge(source, [f for f, _ in suspects])
+    (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers), "relayed": True})
+    # The rerun's row when it scores better, or as well while a helper of the student's differed:
+    # then it tells what is wrong in this question's own code, without the helper's bug.
+    better = again["score"] > row["score"] + 1e-9
+    if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
+        return _noted(row, helpers.unanswered_note())
+    return _noted(again, helpers.note(dict(info.helpers)), helpers.unanswered_note())
+
+
+def _noted(row: dict, *notes: str) -> dict:
+    return {**row, "output": "\n".join(part for part in (row["output"], *notes) if part).strip()}
+
+
+def _run_suite(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
+    suite = unittest.TestSuite()
+    instances = []
+    for info in tests:
+        test = info.instance()
+        for key, value in context.items():
+            setattr(test, key, value)
+        suite.addTest(test)
+        instances.append((info, test))
+    runner = SafeJSONTestRunner(stream=io.StringIO(), buffer=True, failure_prefix="")
+    runner.run(suite)
+    result = runner.last_result
+    rows = []
+    for info, test in instances:
+        row = result.rows.get(test.id())
+        if row is None:  # never started: an error in class or module set-up
+            reason = "; ".join(result.suite_errors) or "the test did not run"
+            row = {
+                "name": info.name,
+                "score": 0.0,
+                "max_score": info.weight,
+                "status": "failed",
+                "output": INTERNAL_ERROR.format(error=reason),
+                "tags": list(info.tags),
+                "visibility": info.visibility,
+                "number": info.number,
+            }
+        rows.append(row)
+    json.loads(runner.stream.getvalue())  # the runner's own report must at least be valid JSON
+    return rows

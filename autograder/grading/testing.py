@@ -1,0 +1,161 @@
+"""The base class of every graded test, and the helpers tests use to call student code.
+
+Tests are ``unittest`` methods decorated with gradescope-utils (``weight``, ``number``, ``tags``,
+``visibility``, ``partial_credit``). They run in the grader: inputs are built here, student code runs
+in the worker via :meth:`GradedTestCase.call`, expected values come from the reference through
+:meth:`GradedTestCase.expect` (the same call, answered by the reference solution or, in the student
+bundle, by a recording of it), and every verdict is an assertion made here. Hidden tests may also
+use the reference modules directly (``self.ref``); public tests may not, as the bundle has none.
+"""
+
+from __future__ import annotations
+
+import unittest
+from types import ModuleType, SimpleNamespace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from autograder.boundary.session import CallResult, StudentCodeError, WorkerSession
+from autograder.grading import checks, gradients
+from autograder.grading.expected import ReferenceCalls
+
+
+class GradedTestCase(unittest.TestCase):
+    """Subclass per question and set ``question`` to its id (``"2b"``)."""
+
+    question: ClassVar[str] = ""
+
+    # Attached to every test instance by the runner before it runs (see autograder.grading.runner).
+    worker: WorkerSession
+    ref: SimpleNamespace | None  # the reference modules; None in the student bundle
+    reference: ReferenceCalls  # answers self.expect
+    fixtures: ModuleType
+
+    def setUp(self) -> None:
+        self.student_output: list[str] = []
+
+    # -- calling the student's code -------------------------------------------------------------
+
+    def call_full(self, target: str, *args: Any, case: str, **kwargs: Any) -> CallResult:
+        """Run ``target`` in the worker; a failure there fails this test with a clear message."""
+        try:
+            result = self.worker.call(target, *args, **kwargs)
+        except StudentCodeError as error:
+            self._keep_output(target, error.output)
+            self.fail(f"{_label(target)} [{case}]: {error}")
+        self._keep_output(target, result.output)
+        return result
+
+    def call(self, target: str, *args: Any, case: str, **kwargs: Any) -> Any:
+        return self.call_full(target, *args, case=case, **kwargs).value
+
+    def expect_full(self, target: str, *args: Any, **kwargs: Any) -> CallResult:
+        """The reference's answer to the call that ``call_full(target, *args, ...)`` makes."""
+        return self.reference.call(target, list(args), kwargs)
+
+    def expect(self, target: str, *args: Any, **kwargs: Any) -> Any:
+        return self.expect_full(target, *args, **kwargs).value
+
+    def _keep_output(self, target: str, output: str) -> None:
+        # Not in a rerun with the reference's helpers: the student's code could print what they
+        # answered (SECURITY.md, "Not defended").
+        if output.strip() and not getattr(self, "relayed", False):
+            self.student_output.append(f"--- printed by {_label(target)} ---\n{output.rstrip()}")
+
+    # -- judging ----------------------------------------------------------------------------------
+
+    def assert_close(
+        self,
+        actual: Any,
+        expected: Any,
+        what: str,
+        *,
+        case: str,
+        rows: bool = False,
+        rtol: float = 1e-5,
+        atol: float = 1e-7,
+    ) -> np.ndarray:
+        return checks.assert_close(actual, expected, f"{what} [{case}]", rtol=rtol, atol=atol, rows=rows)
+
+    def assert_shape(self, value: Any, shape: tuple, what: str, *, case: str) -> None:
+        if not isinstance(value, np.ndarray):
+            self.fail(f"{what} [{case}]: expected an array of shape {tuple(shape)}, got {checks.describe(value)}")
+        if value.shape != tuple(shape):
+            self.fail(f"{what} [{case}]: wrong shape {value.shape}, expected {tuple(shape)}")
+
+    def unpack(self, value: Any, count: int, what: str, *, case: str) -> Any:
+        return checks.unpack(value, count, f"{what} [{case}]")
+
+    def assert_gradient(
+        self,
+        target: str,
+        args: list,
+        wrt: int,
+        *,
+        grad: Any,
+        expected_grad: Any,
+        loss: Any,
+        expected_loss: float,
+        what: str,
+        case: str,
+        rtol: float = 1e-5,
+        atol: float = 1e-7,
+        rows: bool = False,
+    ) -> None:
+        """The student's gradient ``grad`` w.r.t. ``args[wrt]`` equals the reference's.
+
+        When it does not, the message tells the student whether the gradient at least matches
+        centred differences of their own loss (then the loss is the thing to fix) or not (then
+        the gradient formula is wrong), and whether their loss itself is right. It says neither
+        when the shapes differ or the student's code warned of overflow: then the cause is that.
+        """
+        label = f"{what} [{case}]"
+        # An entry near 0 of a large gradient is judged against the gradient's scale: float32
+        # rounding there is not a bug (1e-6 of the largest entry still catches every real one).
+        atol = max(atol, _SCALE_TOLERANCE * float(np.max(np.abs(expected_grad), initial=0.0)))
+        try:
+            checks.assert_close(grad, expected_grad, label, rtol=rtol, atol=atol, rows=rows)
+            return
+        except AssertionError as mismatch:
+            verdict = str(mismatch)
+        if np.shape(grad) != np.shape(expected_grad):
+            self.fail(verdict)  # centred differences of another shape would explain nothing
+        if any("RuntimeWarning" in printed for printed in self.student_output):
+            self.fail(
+                f"{verdict}\nYour code warned about overflow or invalid values while computing "
+                "it (see what it printed): make that computation stable first; until then "
+                "the gradient cannot be compared with your loss."
+            )
+        loss_right = checks.is_close(loss, expected_loss, rtol=rtol, atol=atol)
+        try:
+            shape = np.shape(np.asarray(args[wrt]))
+            disagreement = gradients.find_disagreement(
+                lambda directions: (
+                    self.worker.call("probes:directional_losses", target, args, wrt, directions, gradients.H).value
+                ),
+                checks.as_numeric(grad, label).reshape(shape),
+                np.reshape(expected_grad, shape),
+            )
+        except (StudentCodeError, AssertionError, ValueError, TypeError):
+            self.fail(verdict)
+        if disagreement is None:
+            hint = "It does match centred differences of your own loss" + (
+                ", and your loss is right here, so look at how the inputs are used."
+                if loss_right
+                else ", but your loss is wrong: fix the loss first."
+            )
+        else:
+            hint = (
+                f"It does not match centred differences of your own loss either ({disagreement}), "
+                f"so the gradient formula is wrong"
+                + ("; your loss is right." if loss_right else "; your loss is wrong too.")
+            )
+        self.fail(f"{verdict}\n{hint}")
+
+
+_SCALE_TOLERANCE = 1e-6
+
+
+def _label(target: str) -> str:
+    return target.split(":", 1)[-1] if target.startswith("fixtures:") else target

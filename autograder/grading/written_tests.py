@@ -1,0 +1,57 @@
+"""The base class of tests that grade a written answer.
+
+They run in the grader like every other test, but read the student's answer sheet (attached by
+the runner as ``self.answers``) instead of calling code; no worker is ever started for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from autograder.grading.testing import GradedTestCase
+from autograder.written.answers import SubmittedAnswers
+from autograder.written.expressions import compare
+from autograder.written.formats import AnswerFormatError, FormulaAnswer, TableAnswer, found_at
+from autograder.written.transition_table import TableError, grade_table
+
+
+class WrittenTestCase(GradedTestCase):
+    answers: SubmittedAnswers
+
+    def answer(self) -> str:
+        """The student's answer to this test's question, or a failure saying why there is none."""
+        sheet = self.answers.sheet
+        if sheet is None:
+            self.fail(self.answers.note)
+        text = sheet.text(self.question)
+        if not text.strip():
+            self.fail(
+                f"{self.question} is not answered in {sheet.source}: no text under a heading that "
+                f"names {self.question} (or in its answer cell of the notebook)"
+            )
+        return text
+
+    def check_formula(
+        self, form: FormulaAnswer, expected: Callable[[dict[str, float]], float], points: list[dict[str, float]]
+    ) -> None:
+        """The final answer (the line starting with "Answer:") equals ``expected`` at ``points``."""
+        try:
+            final, formula = form.final(self.answer())
+        except AnswerFormatError as error:
+            self.fail(f"{self.question}: {error}")
+        problem = compare(formula, expected, points)
+        if problem:
+            self.fail(
+                f"{self.question}: your final answer reads as {formula.text}{found_at(final, formula)}, "
+                f"which is not right: {problem}"
+            )
+
+    def grade_transition_table(self, form: TableAnswer, points: float, set_score) -> None:
+        """Partial credit for the table in the answer; fails with feedback unless it is perfect."""
+        try:
+            grade = grade_table(self.answer(), form.tree)
+        except TableError as error:
+            self.fail(f"{self.question}: {error}")
+        set_score(points * grade.fraction)
+        if grade.fraction < 1:
+            self.fail(grade.feedback())

@@ -1,0 +1,241 @@
+"""The untrusted side: imports the student's modules and runs requested calls.
+
+Runs in the child of :mod:`autograder.worker.supervisor`, confined, in a scratch folder that holds only
+the student's files and the assignment's given support files. It reads requests from one pipe and
+answers on another; it reports raw outputs and exceptions, never verdicts. Student output goes to the
+file the grader attached as stdout/stderr.
+
+Importable without numpy-heavy grader code: it touches only :mod:`autograder.boundary.protocol` and the
+assignment's public fixtures module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import os
+import random
+import sys
+import traceback
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
+
+from autograder.boundary.protocol import (
+    Decoder,
+    Encoder,
+    FrameReader,
+    Packed,
+    PeerClosed,
+    ProtocolError,
+    pack,
+    pack_parts,
+    write_all,
+)
+from autograder.worker import probes
+from autograder.worker.helpers import Channel, Relay
+
+_MAX_REQUEST_BYTES = 1 << 30
+_TRACEBACK_LIMIT = 4000
+
+
+class StudentModules:
+    """Lazy access to the student's modules, remembering a failed import instead of retrying it,
+    and a module once imported even if the student's code then deletes its file.
+
+    ``blocked`` names modules the grader's import check saw hang or end the process at import
+    (see :mod:`autograder.grading.preflight`), with the reason: they are never imported again, neither here
+    nor by an ``import`` in another student module, so the tests that need them fail at once.
+    """
+
+    def __init__(self, scratch: str, blocked: dict[str, str] | None = None) -> None:
+        self.scratch = scratch
+        self._failed: dict[str, dict] = {
+            name: {"kind": "blocked", "module": name, "message": reason} for name, reason in (blocked or {}).items()
+        }
+        self._loaded: dict[str, ModuleType] = {}
+
+    def module(self, name: str) -> ModuleType:
+        if name in self._loaded:
+            return self._loaded[name]
+        if name in self._failed:
+            raise _ReportedError(self._failed[name])
+        base = os.path.join(self.scratch, *name.split("."))
+        if not (os.path.exists(base + ".py") or os.path.isdir(base)):
+            error = {
+                "kind": "missing_file",
+                "module": name,
+                "message": f"{name.replace('.', '/')}.py is not in your submission",
+            }
+            self._failed[name] = error
+            raise _ReportedError(error)
+        try:
+            self._loaded[name] = importlib.import_module(name)
+            return self._loaded[name]
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt at import included
+            error = {"kind": "import_error", "module": name, **_describe(exc, self.scratch)}
+            self._failed[name] = error
+            raise _ReportedError(error) from None
+
+    def attr(self, target: str) -> Any:
+        """``"module.name"`` or ``"module.Class.method"`` -> the student's object."""
+        module_name, _, path = target.partition(".")
+        value: Any = self.module(module_name)
+        for part in path.split("."):
+            try:
+                value = getattr(value, part)
+            except AttributeError:
+                raise _ReportedError(
+                    {"kind": "missing_attribute", "target": target, "message": f"{module_name}.py has no {path}"}
+                ) from None
+            except BaseException as exc:
+                raise _ReportedError({"kind": "exception", "target": target, **_describe(exc, self.scratch)}) from None
+        return value
+
+
+class _ReportedError(Exception):
+    def __init__(self, payload: dict) -> None:
+        super().__init__(payload.get("message", ""))
+        self.payload = payload
+
+
+def _describe(exc: BaseException, scratch: str) -> dict:
+    """Exception type, message and the traceback frames that lie in the student's files."""
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename).startswith(scratch + os.sep)
+    ]
+    for frame in frames:
+        frame.filename = os.path.relpath(frame.filename, scratch)
+    text = "".join(traceback.format_list(frames[-8:]))
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<unprintable message>"
+    return {"type": type(exc).__name__, "message": message[:_TRACEBACK_LIMIT], "traceback": text[-_TRACEBACK_LIMIT:]}
+
+
+class _RefuseBlocked(importlib.abc.MetaPathFinder):
+    """Makes ``import name`` of a blocked module raise ImportError with the reason."""
+
+    def __init__(self, blocked: dict[str, str]) -> None:
+        self.blocked = blocked
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name in self.blocked:
+            raise ImportError(self.blocked[name], name=name)
+        return None
+
+
+class Worker:
+    def __init__(
+        self,
+        fixtures: ModuleType | None,
+        scratch: str,
+        blocked: dict[str, str] | None = None,
+        channel: Channel | None = None,
+    ) -> None:
+        self.fixtures = fixtures
+        self.student = StudentModules(scratch, blocked)
+        self.scratch = scratch
+        self.channel = channel
+
+    def handle(self, document: dict, arrays: list[np.ndarray]) -> Packed:
+        reply = self.run(document, arrays)
+        return self._encode_reply(reply) if reply["ok"] else pack(reply, [])
+
+    def run(self, document: dict, arrays: list[np.ndarray]) -> dict[str, Any]:
+        """The reply to one request, before encoding: ``ok`` with the raw values, or the error."""
+        built: dict[str, Any] = {}
+
+        def make_fixture(name: str, args: list, kwargs: dict, ident: str | None) -> Any:
+            factory = getattr(self.fixtures, name, None) if not name.startswith("_") else None
+            if factory is None:
+                raise ProtocolError(f"unknown fixture {name!r}")
+            obj = factory(*args, **kwargs)
+            if ident:
+                built[ident] = obj
+            return obj
+
+        decoder = Decoder(arrays, fixture=make_fixture, student=self.student.attr)
+        # Every call starts from the same global random state, so a submission that reseeds or
+        # consumes randomness cannot change what later calls see.
+        seed = int(document.get("seed", 0))
+        random.seed(seed)
+        np.random.seed(seed)
+        try:
+            args = decoder.decode(document.get("args", []))
+            kwargs = decoder.decode(document.get("kwargs", {}))
+            target = document["target"]
+            function = self._probe(target) if ":" in target else self.student.attr(target)
+            value = self._call(function, ":" in target, args, kwargs, document.get("helpers") or [])
+        except _ReportedError as exc:
+            return {"ok": False, "error": exc.payload}
+        except BaseException as exc:  # the student may raise anything, SystemExit included
+            return {"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}
+        try:  # a student's code may have tampered with a fixture it was given
+            reports = {k: v.report() for k, v in built.items() if hasattr(v, "report")}
+        except BaseException as exc:
+            return {"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}
+        reply: dict[str, Any] = {"ok": True, "value": value, "fixtures": reports}
+        if document.get("return_args"):
+            reply["args_after"] = args
+        return reply
+
+    def _call(self, function: Any, probe: bool, args: list, kwargs: dict, helpers: list) -> Any:
+        """The call itself, with ``helpers`` answered by the grader (error carried forward)."""
+        relay = (
+            Relay(self.channel, [str(h) for h in helpers], self.student.attr, self.scratch)
+            if helpers and self.channel is not None
+            else None
+        )
+        try:
+            return function(self.student, *args, **kwargs) if probe else function(*args, **kwargs)
+        finally:
+            if relay is not None:
+                relay.restore()
+
+    def _probe(self, target: str) -> Any:
+        """``fixtures:name`` (the assignment's public fixtures) or ``probes:name`` (generic probes)."""
+        where, name = target.split(":", 1)
+        module = {"fixtures": self.fixtures, "probes": probes}.get(where)
+        function = getattr(module, name, None) if module is not None and not name.startswith("_") else None
+        if function is None:
+            raise ProtocolError(f"unknown probe {target!r}")
+        return function
+
+    def _encode_reply(self, reply: dict) -> Packed:
+        encoder = Encoder()
+        try:
+            document = {key: encoder.encode(value) for key, value in reply.items()}
+            # inside the try: json.dumps itself can refuse a value (an int of more than 4300
+            # digits), which would otherwise kill the worker and read as "your code exited"
+            return pack_parts(document, encoder.arrays)
+        except BaseException as exc:
+            return pack({"ok": False, "error": {"kind": "unencodable", **_describe(exc, self.scratch)}}, [])
+
+
+def serve(
+    request_fd: int, reply_fd: int, fixtures: ModuleType | None, trusted_paths: list[str], blocked: dict[str, str]
+) -> None:
+    scratch = os.path.realpath(os.getcwd())
+    # The framework's folders were needed only for the supervisor's imports; the student's code
+    # sees its scratch folder and the standard library, nothing else of ours.
+    sys.path[:] = [scratch] + [p for p in sys.path if p not in trusted_paths]
+    sys.meta_path.insert(0, _RefuseBlocked(blocked))
+    reader = FrameReader(request_fd, _MAX_REQUEST_BYTES)
+    worker = Worker(fixtures, scratch, blocked, Channel(reader, reply_fd))
+    write_all(reply_fd, pack({"ready": True, "python": sys.version.split()[0]}, []))
+    while True:
+        try:
+            document, arrays = reader.read()
+        except PeerClosed:
+            return
+        reply = worker.handle(document, arrays)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:  # the student may have replaced or closed the stream
+                pass
+        write_all(reply_fd, reply)
