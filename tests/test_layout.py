@@ -16,7 +16,13 @@ pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python 
 
 # What the worker, which runs the student's code, may import from outside its package: the wire
 # format, how it was started, and the fork server's messages.
-WORKER_MAY_IMPORT = {"autograder.boundary.protocol", "autograder.boundary.launch", "autograder.boundary.fork_messages"}
+WORKER_MAY_IMPORT = {
+    "autograder.boundary.protocol",
+    "autograder.boundary.messages",
+    "autograder.boundary.launch",
+    "autograder.boundary.fork_messages",
+    "autograder.boundary.plan",
+}
 
 
 def _module_name(path: Path) -> str:

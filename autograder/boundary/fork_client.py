@@ -17,7 +17,7 @@ import socket
 import subprocess
 import time
 
-from autograder.boundary.fork_messages import KILL_ROUNDS, receive, send
+from autograder.boundary.fork_messages import KILL_ROUNDS, ForkCommand, receive, send
 from autograder.boundary.launch import linux_command
 from autograder.boundary.protocol import ReadTimeout
 from autograder.core.config import PACKAGE_ROOT
@@ -82,18 +82,22 @@ class ForkServer:
             if "error" in message:
                 raise ForkServerError(f"the fork server could not start: {message['error']}")
             self._ready = bool(message.get("ready"))
-        reply = self._ask({"start": True, "cwd": cwd, "env": worker_env(cwd), **config}, fds, deadline)
+        reply = self._ask({"command": ForkCommand.START, "cwd": cwd, "env": worker_env(cwd), **config}, fds, deadline)
         return int(reply["pid"])
 
     def exit_code(self, pid: int, timeout: float) -> int | None:
         """The supervisor's exit code (negative: the signal that ended it), or None if it is still
         running after ``timeout`` seconds."""
-        reply = self._ask({"pid": pid, "timeout": timeout}, (), time.monotonic() + timeout + _STOP_SECONDS)
+        reply = self._ask(
+            {"command": ForkCommand.EXIT_CODE, "pid": pid, "timeout": timeout},
+            (),
+            time.monotonic() + timeout + _STOP_SECONDS,
+        )
         return reply["exit_code"]
 
     def stop(self, pid: int) -> int:
         """Kill every process below the supervisor ``pid``, then it; returns its exit code."""
-        return self._ask({"pid": pid, "stop": True}, (), time.monotonic() + _STOP_SECONDS)["exit_code"]
+        return self._ask({"command": ForkCommand.STOP, "pid": pid}, (), time.monotonic() + _STOP_SECONDS)["exit_code"]
 
     def close(self) -> None:
         if self._channel is not None:

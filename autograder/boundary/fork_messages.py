@@ -1,11 +1,15 @@
 """The messages between the grader and the fork server: JSON documents, each with the file descriptors
-it hands over, on a Unix socket that only the two of them hold. Both sides import this module."""
+it hands over, on a Unix socket that only the two of them hold. Both sides import this module.
+
+Each request names its :class:`ForkCommand` and carries an ``id``; the reply repeats the id and holds
+``pid`` (start), ``exit_code`` (exit_code, stop) or ``error``."""
 
 from __future__ import annotations
 
 import json
 import os
 import socket
+from enum import Enum
 
 MAX_MESSAGE_BYTES = 1 << 20
 KILL_ROUNDS = 10
@@ -28,3 +32,9 @@ def receive(channel: socket.socket) -> tuple[dict | None, list[int]]:
     if not data:
         return None, fds
     return json.loads(data), fds
+
+
+class ForkCommand(str, Enum):
+    START = "start"  # fork a supervisor for a worker: cwd, env, plan, blocked; the three descriptors
+    EXIT_CODE = "exit_code"  # wait up to ``timeout`` seconds for supervisor ``pid`` to end
+    STOP = "stop"  # kill everything below supervisor ``pid``, then it

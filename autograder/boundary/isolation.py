@@ -33,6 +33,7 @@ import tempfile
 from dataclasses import dataclass, replace
 
 from autograder.boundary.launch import linux_command
+from autograder.boundary.plan import Plan, View
 from autograder.core.config import PACKAGE_ROOT, Limits
 from autograder.core.errors import AutograderError
 
@@ -73,17 +74,17 @@ class Isolation:
     off: tuple[tuple[str, str], ...] = ()  # (protection, why it is off)
     portable: bool = False  # plain subprocesses, not the Linux worker (autograder.boundary.portable_session)
 
-    def plan(self) -> dict:
-        """The confinement steps, as :class:`autograder.worker.confine.Plan` reads them (the view,
-        which names each worker's folders, is added per worker)."""
-        return {
-            "uid": self.user.uid if self.user else None,
-            "gid": self.user.gid if self.user else None,
-            "network_namespace": self.network_namespace,
-            "seccomp": self.seccomp,
-            "namespaces": self.namespaces,
-            "user_namespace": self.user_namespace,
-        }
+    def plan(self) -> Plan:
+        """The confinement steps (the limits and the view, which names each worker's folders, are
+        added per worker: :mod:`autograder.boundary.session`)."""
+        return Plan(
+            uid=self.user.uid if self.user else None,
+            gid=self.user.gid if self.user else None,
+            network_namespace=self.network_namespace,
+            seccomp=self.seccomp,
+            namespaces=self.namespaces,
+            user_namespace=self.user_namespace,
+        )
 
     def report(self, limits: Limits) -> list[str]:
         """One line per protection, on or off, for the staff (never for the student)."""
@@ -167,18 +168,18 @@ def require_linux_worker(command: str) -> None:
         )
 
 
-def _probe(python: str, plan: dict) -> dict[str, str]:
+def _probe(python: str, plan: Plan) -> dict[str, str]:
     """Runs the confinement ``plan`` in a throwaway process: ``{step: why it failed}``."""
 
     with tempfile.TemporaryDirectory(prefix="ag-probe-") as folder:
         scratch, root = os.path.join(folder, "scratch"), os.path.join(folder, "root")
         os.mkdir(scratch)
         os.mkdir(root)
-        if plan.get("uid") is not None:
-            os.chown(scratch, plan["uid"], plan["gid"])
-        if plan.get("namespaces"):
-            plan = {**plan, "view": {"root": root, "scratch": scratch, "tmp_mb": 1}}
-        config = {"mode": "probe", "trusted_paths": [str(PACKAGE_ROOT.parent)], "plan": plan}
+        if plan.uid is not None and plan.gid is not None:
+            os.chown(scratch, plan.uid, plan.gid)
+        if plan.namespaces:
+            plan = replace(plan, view=View(root=root, scratch=scratch, tmp_mb=1))
+        config = {"mode": "probe", "trusted_paths": [str(PACKAGE_ROOT.parent)], "plan": plan.to_json()}
         try:
             run = subprocess.run(
                 linux_command(python, config),

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +32,8 @@ from typing import Any, Protocol
 from autograder.boundary.fork_client import ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
 from autograder.boundary.launch import UNCONFINED_EXIT
+from autograder.boundary.messages import ErrorKind, StudentError
+from autograder.boundary.plan import Plan, ResourceLimits, View
 from autograder.boundary.protocol import (
     Decoder,
     DocumentTooLarge,
@@ -65,25 +67,29 @@ class StudentCodeError(Exception):
 class StudentRaised(StudentCodeError):
     """Importing or calling the student's code raised, or a file or function is missing."""
 
-    def __init__(self, payload: dict) -> None:
-        self.kind = str(payload.get("kind", "exception"))
-        self.type_name = str(payload.get("type", ""))
-        self.traceback = str(payload.get("traceback", ""))
-        self.module = str(payload.get("module", ""))
-        message = str(payload.get("message", ""))
-        if self.kind == "import_error":
-            text = f"importing {self.module}.py failed with {self.type_name}: {message}"
-        elif self.kind in ("missing_file", "missing_attribute", "blocked"):
-            text = message
-        elif self.kind == "unencodable":
-            text = f"the returned value could not be sent back ({self.type_name}: {message})"
-        elif self.type_name == "NotImplementedError":
-            text = "not implemented yet (raised NotImplementedError)"
-        else:
-            text = f"raised {self.type_name}: {message}" if message else f"raised {self.type_name}"
-        if self.traceback.strip() and self.type_name != "NotImplementedError":
-            text += "\n" + self.traceback.rstrip()
-        super().__init__(text)
+    def __init__(self, error: StudentError) -> None:
+        self.kind = error.kind
+        self.type_name = error.type
+        self.traceback = error.traceback
+        self.module = error.module
+        super().__init__(_described(error))
+
+
+def _described(error: StudentError) -> str:
+    """What the student reads: the message, or what raised and where."""
+    if error.kind is ErrorKind.IMPORT_ERROR:
+        text = f"importing {error.module}.py failed with {error.type}: {error.message}"
+    elif error.kind in (ErrorKind.MISSING_FILE, ErrorKind.MISSING_ATTRIBUTE, ErrorKind.BLOCKED):
+        text = error.message
+    elif error.kind is ErrorKind.UNENCODABLE:
+        text = f"the returned value could not be sent back ({error.type}: {error.message})"
+    elif error.type == "NotImplementedError":
+        text = "not implemented yet (raised NotImplementedError)"
+    else:
+        text = f"raised {error.type}: {error.message}" if error.message else f"raised {error.type}"
+    if error.traceback.strip() and error.type != "NotImplementedError":
+        text += "\n" + error.traceback.rstrip()
+    return text
 
 
 class WorkerTimeout(StudentCodeError):
@@ -122,19 +128,16 @@ class WorkerSpec:
     blocked_modules: dict[str, str] = field(default_factory=dict)
 
 
-def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> dict:
-    limits = {
-        "memory_bytes": spec.limits.memory_mb * _MB,
-        "file_size_bytes": spec.limits.file_size_mb * _MB,
-        "open_files": spec.limits.open_files,
-        "processes": spec.limits.processes,
-        # a backstop; the wall-clock deadline normally acts first
-        "cpu_seconds": max(1, int(seconds) + 2),
-    }
-    plan = {"limits": limits, **spec.isolation.plan()}
-    if spec.isolation.namespaces:
-        plan["view"] = {"root": view_root, "scratch": scratch, "tmp_mb": spec.limits.tmp_mb}
-    return plan
+def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> Plan:
+    limits = ResourceLimits(
+        memory_bytes=spec.limits.memory_mb * _MB,
+        file_size_bytes=spec.limits.file_size_mb * _MB,
+        open_files=spec.limits.open_files,
+        processes=spec.limits.processes,
+        cpu_seconds=max(1, int(seconds) + 2),  # a backstop; the wall-clock deadline normally acts first
+    )
+    view = View(root=view_root, scratch=scratch, tmp_mb=spec.limits.tmp_mb) if spec.isolation.namespaces else None
+    return replace(spec.isolation.plan(), limits=limits, view=view)
 
 
 def _give_to(user: WorkerUser, folder: str) -> None:
@@ -311,7 +314,7 @@ class _Process:
         view_root = os.path.join(self.private, "view")  # where the worker's view is built, out of its reach
         os.mkdir(view_root, 0o700)
         config = {
-            "plan": _plan(spec, deadline - time.monotonic(), self.scratch, view_root),
+            "plan": _plan(spec, deadline - time.monotonic(), self.scratch, view_root).to_json(),
             "blocked": spec.blocked_modules,
         }
         try:
@@ -470,7 +473,7 @@ class BudgetedSession:
             self._time_out(target)
         if not document.get("ok"):
             error = document.get("error")
-            failure = StudentRaised(error if isinstance(error, dict) else {})
+            failure = StudentRaised(StudentError.from_json(error))
             failure.output = output
             raise failure
         return CallResult(

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import resource
 
-from autograder.worker import confine, forkserver, supervisor
+from autograder.boundary.plan import Plan
+from autograder.worker import forkserver, supervisor
 
 
 def main(config: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # mirroring a crash must not dump our memory
     if config["mode"] == "probe":
-        supervisor.probe(confine.Plan.from_json(config["plan"]), config["trusted_paths"])
+        supervisor.probe(Plan.from_json(config["plan"]), config["trusted_paths"])
     else:
         forkserver.serve(config)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
+from autograder.boundary.messages import ErrorKind, StudentError
 from autograder.boundary.protocol import (
     Decoder,
     Encoder,
@@ -52,8 +53,8 @@ class StudentModules:
 
     def __init__(self, scratch: str, blocked: dict[str, str] | None = None) -> None:
         self.scratch = scratch
-        self._failed: dict[str, dict] = {
-            name: {"kind": "blocked", "module": name, "message": reason} for name, reason in (blocked or {}).items()
+        self._failed: dict[str, StudentError] = {
+            name: StudentError(ErrorKind.BLOCKED, reason, module=name) for name, reason in (blocked or {}).items()
         }
         self._loaded: dict[str, ModuleType] = {}
 
@@ -64,18 +65,15 @@ class StudentModules:
             raise _ReportedError(self._failed[name])
         base = os.path.join(self.scratch, *name.split("."))
         if not (os.path.exists(base + ".py") or os.path.isdir(base)):
-            error = {
-                "kind": "missing_file",
-                "module": name,
-                "message": f"{name.replace('.', '/')}.py is not in your submission",
-            }
+            missing = f"{name.replace('.', '/')}.py is not in your submission"
+            error = StudentError(ErrorKind.MISSING_FILE, missing, module=name)
             self._failed[name] = error
             raise _ReportedError(error)
         try:
             self._loaded[name] = importlib.import_module(name)
             return self._loaded[name]
         except BaseException as exc:  # SystemExit and KeyboardInterrupt at import included
-            error = {"kind": "import_error", "module": name, **_describe(exc, self.scratch)}
+            error = StudentError(ErrorKind.IMPORT_ERROR, module=name, **_describe(exc, self.scratch))
             self._failed[name] = error
             raise _ReportedError(error) from None
 
@@ -87,18 +85,18 @@ class StudentModules:
             try:
                 value = getattr(value, part)
             except AttributeError:
-                raise _ReportedError(
-                    {"kind": "missing_attribute", "target": target, "message": f"{module_name}.py has no {path}"}
-                ) from None
+                missing = f"{module_name}.py has no {path}"
+                raise _ReportedError(StudentError(ErrorKind.MISSING_ATTRIBUTE, missing, target=target)) from None
             except BaseException as exc:
-                raise _ReportedError({"kind": "exception", "target": target, **_describe(exc, self.scratch)}) from None
+                raised = StudentError(ErrorKind.EXCEPTION, target=target, **_describe(exc, self.scratch))
+                raise _ReportedError(raised) from None
         return value
 
 
 class _ReportedError(Exception):
-    def __init__(self, payload: dict) -> None:
-        super().__init__(payload.get("message", ""))
-        self.payload = payload
+    def __init__(self, error: StudentError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 def _describe(exc: BaseException, scratch: str) -> dict:
@@ -171,13 +169,13 @@ class Worker:
             function = self._probe(target) if ":" in target else self.student.attr(target)
             value = self._call(function, ":" in target, args, kwargs, document.get("helpers") or [])
         except _ReportedError as exc:
-            return {"ok": False, "error": exc.payload}
+            return {"ok": False, "error": exc.error.to_json()}
         except BaseException as exc:  # the student may raise anything, SystemExit included
-            return {"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}
+            return {"ok": False, "error": StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)).to_json()}
         try:  # a student's code may have tampered with a fixture it was given
             reports = {k: v.report() for k, v in built.items() if hasattr(v, "report")}
         except BaseException as exc:
-            return {"ok": False, "error": {"kind": "exception", **_describe(exc, self.scratch)}}
+            return {"ok": False, "error": StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)).to_json()}
         reply: dict[str, Any] = {"ok": True, "value": value, "fixtures": reports}
         if document.get("return_args"):
             reply["args_after"] = args
@@ -213,7 +211,10 @@ class Worker:
             # digits), which would otherwise kill the worker and read as "your code exited"
             return pack_parts(document, encoder.arrays)
         except BaseException as exc:
-            return pack({"ok": False, "error": {"kind": "unencodable", **_describe(exc, self.scratch)}}, [])
+            return pack(
+                {"ok": False, "error": StudentError(ErrorKind.UNENCODABLE, **_describe(exc, self.scratch)).to_json()},
+                [],
+            )
 
 
 def serve(

@@ -19,51 +19,13 @@ import ctypes
 import os
 import resource
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from autograder.boundary.plan import Plan, ResourceLimits
 from autograder.worker import namespaces, seccomp
-from autograder.worker.namespaces import View
 from autograder.worker.processes import count_tasks
 
 _PR_SET_DUMPABLE = 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
-
-
-@dataclass(frozen=True)
-class ResourceLimits:
-    memory_bytes: int
-    file_size_bytes: int
-    open_files: int
-    processes: int  # besides those the user already runs
-    cpu_seconds: int
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What to apply; sent by the grader as JSON (the field names are the keys)."""
-
-    limits: ResourceLimits | None = None
-    uid: int | None = None
-    gid: int | None = None
-    network_namespace: bool = False
-    seccomp: bool = False
-    namespaces: bool = False  # a pid namespace, and the view when one is given
-    user_namespace: bool = False  # enter the namespaces through a user namespace (not root)
-    view: View | None = None
-
-    @classmethod
-    def from_json(cls, data: dict) -> Plan:
-        limits, view = data.get("limits"), data.get("view")
-        return cls(
-            limits=ResourceLimits(**limits) if limits else None,
-            uid=data.get("uid"),
-            gid=data.get("gid"),
-            network_namespace=bool(data.get("network_namespace")),
-            seccomp=bool(data.get("seccomp")),
-            namespaces=bool(data.get("namespaces")),
-            user_namespace=bool(data.get("user_namespace")),
-            view=View.from_json(view) if view else None,
-        )
 
 
 def _set_limits(limits: ResourceLimits, uid: int) -> None:

@@ -40,7 +40,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from autograder.boundary.fork_messages import KILL_ROUNDS, receive, send
+from autograder.boundary.fork_messages import KILL_ROUNDS, ForkCommand, receive, send
+from autograder.boundary.plan import Plan
 
 
 def serve(config: dict) -> None:
@@ -97,20 +98,24 @@ class _Server:
             _stop(pid)
 
     def _answer(self, message: dict, fds: list[int]) -> dict[str, Any]:
-        if message.get("start"):
+        try:
+            command = ForkCommand(message.get("command"))
+        except ValueError:
+            return {"error": f"unknown command {message.get('command')!r}"}
+        if command is ForkCommand.START:
             pid = self._fork_supervisor(message, fds)
             self.running.add(pid)
             return {"pid": pid}
         pid = int(message["pid"])
         if pid not in self.running:
             return {"error": f"pid {pid} is not a supervisor of this fork server"}
-        if message.get("stop"):
+        if command is ForkCommand.STOP:
             self.running.discard(pid)
             return {"exit_code": _stop(pid)}
         return {"exit_code": _exit_code(pid, float(message["timeout"]))}
 
     def _fork_supervisor(self, message: dict, fds: list[int]) -> int:
-        from autograder.worker import confine, supervisor
+        from autograder.worker import supervisor
 
         request_fd, reply_fd, output_fd = fds
         pid = os.fork()
@@ -120,7 +125,7 @@ class _Server:
             # First of all: through this channel, code below us could have processes started as us.
             self.channel.close()
             _become_worker_process(message["cwd"], message["env"], output_fd, keep=(request_fd, reply_fd))
-            plan = confine.Plan.from_json(message["plan"])
+            plan = Plan.from_json(message["plan"])
             if plan.view is not None:
                 plan = replace(plan, view=replace(plan.view, runtime=self.runtime))
             supervisor.supervise(

@@ -29,7 +29,8 @@ import os
 import platform
 import shutil
 import sys
-from dataclasses import dataclass
+
+from autograder.boundary.plan import View
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -51,26 +52,6 @@ SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
 _ETC_FILES = ("ld.so.cache", "localtime")
 _ETC_FOLDERS = ("/etc/fonts",)
 _DEVICES = ("null", "zero", "full", "random", "urandom")
-
-
-@dataclass(frozen=True)
-class View:
-    """The file system a worker sees; sent by the grader as JSON (the field names are the keys)."""
-
-    root: str  # an empty folder of the grader's, private to it, where the view is built
-    scratch: str  # the worker's folder: read-write, at the same path
-    tmp_mb: int  # the size of each private /tmp, /var/tmp and /dev/shm
-    # folders seen read-only at the same path: the Python and its packages (:func:`runtime_folders`)
-    runtime: tuple[str, ...] = ()
-
-    @classmethod
-    def from_json(cls, data: dict) -> View:
-        return cls(
-            root=str(data["root"]),
-            scratch=str(data["scratch"]),
-            tmp_mb=int(data["tmp_mb"]),
-            runtime=tuple(str(path) for path in data.get("runtime", ())),
-        )
 
 
 def runtime_folders(trusted_paths: list[str]) -> tuple[str, ...]:

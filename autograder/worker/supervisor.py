@@ -29,13 +29,14 @@ from dataclasses import replace
 from typing import NoReturn
 
 from autograder.boundary.launch import UNCONFINED_EXIT
+from autograder.boundary.plan import Plan
 from autograder.worker import confine, namespaces
 from autograder.worker.processes import kill_descendants
 
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
+def probe(plan: Plan, trusted_paths: list[str]) -> None:
     """Try ``plan`` as a worker would, in a child, and print which steps failed, as JSON."""
     folders = [path for path in sys.path if path and path not in trusted_paths and os.path.isdir(path)]
     if plan.view is not None:
@@ -56,7 +57,7 @@ def probe(plan: confine.Plan, trusted_paths: list[str]) -> None:
     _worker_status(status_pipe, os.waitpid(child, 0)[1])
 
 
-def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[], None]) -> NoReturn:
+def supervise(plan: Plan, pipes: tuple[int, int], run_worker: Callable[[], None]) -> NoReturn:
     """Fork the child that confines itself as ``plan`` says and then runs ``run_worker`` (which talks
     to the grader over ``pipes``, the request and reply pipes); exit the way it does."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -86,7 +87,7 @@ def supervise(plan: confine.Plan, pipes: tuple[int, int], run_worker: Callable[[
 
 
 def _start_confined(
-    plan: confine.Plan, pipes: tuple[int, ...], body: Callable[[dict[str, str]], None], probing: bool
+    plan: Plan, pipes: tuple[int, ...], body: Callable[[dict[str, str]], None], probing: bool
 ) -> tuple[int, int]:
     """Fork the process that confines itself as ``plan`` says and calls ``body`` with what failed.
     With namespaces that process is the first of a new pid namespace, which builds the view and
@@ -122,7 +123,7 @@ def _start_confined(
 
 
 def _init(
-    plan: confine.Plan,
+    plan: Plan,
     failed: dict[str, str],
     body: Callable[[dict[str, str]], None],
     pipes: tuple[int, ...],
