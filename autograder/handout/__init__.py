@@ -1,2 +1,3 @@
-"""Handouts: one Markdown + LaTeX source per assignment (``handouts/<name>.md``), and what is
-generated from it: the notebook students answer in, a Markdown answer sheet, and the figures."""
+"""Handouts: from one Markdown + LaTeX source per assignment (``handouts/<name>.md``, read by
+:mod:`autograder.written.handout_source`), the notebook students answer in, a Markdown answer sheet,
+and the figures."""
