@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from autograder.boundary.fork_client import ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
 from autograder.boundary.launch import UNCONFINED_EXIT
-from autograder.boundary.messages import ErrorKind, StudentError
+from autograder.boundary.messages import CallRequest, ErrorKind, StudentError
 from autograder.boundary.plan import Plan, ResourceLimits, View
 from autograder.boundary.protocol import (
     Decoder,
@@ -205,16 +205,10 @@ def encode_request(
 ) -> tuple[dict, list]:
     """The request for one call, as :meth:`autograder.worker.calls.Worker.run` reads it, and its arrays."""
     encoder = Encoder()
-    request = {
-        "target": target,
-        "args": encoder.encode(list(args)),
-        "kwargs": encoder.encode(kwargs),
-        "return_args": return_args,
-        "seed": seed,
-    }
-    if helpers:
-        request["helpers"] = list(helpers)
-    return request, encoder.arrays
+    request = CallRequest(
+        target, encoder.encode(list(args)), encoder.encode(kwargs), return_args, seed, tuple(helpers or ())
+    )
+    return request.to_json(), encoder.arrays
 
 
 def _pipe() -> tuple[int, int]:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
-from autograder.boundary.messages import ErrorKind, StudentError
+from autograder.boundary.messages import CallRequest, ErrorKind, StudentError
 from autograder.boundary.protocol import (
     Decoder,
     Encoder,
@@ -159,15 +159,15 @@ class Worker:
         decoder = Decoder(arrays, fixture=make_fixture, student=self.student.attr)
         # Every call starts from the same global random state, so a submission that reseeds or
         # consumes randomness cannot change what later calls see.
-        seed = int(document.get("seed", 0))
-        random.seed(seed)
-        np.random.seed(seed)
+        request = CallRequest.from_json(document)  # the grader's own message: a bad one is its bug
+        random.seed(request.seed)
+        np.random.seed(request.seed)
+        target = request.target
         try:
-            args = decoder.decode(document.get("args", []))
-            kwargs = decoder.decode(document.get("kwargs", {}))
-            target = document["target"]
+            args = decoder.decode(request.args)
+            kwargs = decoder.decode(request.kwargs)
             function = self._probe(target) if ":" in target else self.student.attr(target)
-            value = self._call(function, ":" in target, args, kwargs, document.get("helpers") or [])
+            value = self._call(function, ":" in target, args, kwargs, list(request.helpers))
         except _ReportedError as exc:
             return {"ok": False, "error": exc.error.to_json()}
         except BaseException as exc:  # the student may raise anything, SystemExit included
@@ -177,7 +177,7 @@ class Worker:
         except BaseException as exc:
             return {"ok": False, "error": StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)).to_json()}
         reply: dict[str, Any] = {"ok": True, "value": value, "fixtures": reports}
-        if document.get("return_args"):
+        if request.return_args:
             reply["args_after"] = args
         return reply
 
