@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from autograder.course.build import BuildError, build
-from autograder.grading.config import PACKAGE_ROOT, Assignment, load_assignment
-from autograder.grading.results import GradescopeResults
+from autograder.core.config import PACKAGE_ROOT, Assignment, load_assignment
+from autograder.core.results import GradescopeResults
 from tests.conftest import assert_questions_complete, lost_points
 
 NOBODY = 65534
