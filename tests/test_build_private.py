@@ -1,5 +1,5 @@
 """The Gradescope zip holds the reference and the hidden tests: ``build`` writes it readable by its
-owner only, never through a link or a file planted at ``--out``, and the README's recipe that runs
+owner only, never through a link or a file planted at ``--out``, and the TA guide's recipe that runs
 it locally leaves nothing but the venv readable by the worker's user."""
 
 from __future__ import annotations
@@ -136,19 +136,20 @@ def test_a_file_planted_by_another_user_in_a_sticky_folder_is_refused(word2vec, 
         shutil.rmtree(sticky)
 
 
-# --- README.md: "Upload to Gradescope (test the zip locally first)" ---
+# --- docs/ta-guide.md: "Build the Gradescope zip and test it locally" ---
 
+RECIPE = "docs/ta-guide.md"  # tests/test_docs.py checks that the blocks so marked are all there
 MARKED_BLOCK = re.compile(r"<!-- test: gradescope-simulation[^>]*-->\n```bash\n(.*?)```", re.DOTALL)
 SETUP = 'AUTOGRADER_ANY_PYTHON=1 bash "$ROOT/source/setup.sh"'
 
 
-def _readme_recipe(repo: Path) -> tuple[str, str]:
-    """The README's marked blocks as one script, cut where setup.sh starts: what comes before it is
+def _guide_recipe(repo: Path) -> tuple[str, str]:
+    """The TA guide's marked blocks as one script, cut where setup.sh starts: what comes before it is
     what the TA makes by hand, private before setup.sh or run_autograder can change anything."""
-    blocks = MARKED_BLOCK.findall((repo / "README.md").read_text())
-    assert len(blocks) == 2, "README.md: the build and the simulation blocks lost their marker"
+    blocks = MARKED_BLOCK.findall((repo / RECIPE).read_text())
+    assert len(blocks) == 2, f"{RECIPE}: the build and the simulation blocks lost their marker"
     recipe = "".join(blocks)
-    assert recipe.count(SETUP) == 1, f"README.md: the simulation no longer runs {SETUP} once"
+    assert recipe.count(SETUP) == 1, f"{RECIPE}: the simulation no longer runs {SETUP} once"
     cut = recipe.index(SETUP)
     return recipe[:cut], recipe[cut:]
 
@@ -185,10 +186,10 @@ def made_by_recipe(tmp_path) -> Iterator[Path]:
             shutil.rmtree(line, ignore_errors=True)
 
 
-def test_the_readme_recipe_grades_the_reference_and_keeps_the_zip_and_source_private(repo, worker_user,
-                                                                                     made_by_recipe):
-    """The README's blocks, run as they are from the repository, as a TA would paste them."""
-    before_setup, rest = _readme_recipe(repo)
+def test_the_ta_guide_recipe_grades_the_reference_and_keeps_the_zip_and_source_private(repo, worker_user,
+                                                                                       made_by_recipe):
+    """The TA guide's blocks, run as they are from the repository, as a TA would paste them."""
+    before_setup, rest = _guide_recipe(repo)
     report = f'trap \'printf "%s\\n" "${{ZIPS:-}}" "${{ROOT:-}}" > "{made_by_recipe}"\' EXIT\n'
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER_ROOT"}
     _run(report + before_setup, repo, env)
@@ -208,4 +209,4 @@ def test_the_readme_recipe_grades_the_reference_and_keeps_the_zip_and_source_pri
     config = load_assignment("word2vec").config
     assert_questions_complete(results, config)
     assert lost_points(results) == [] and results.score == pytest.approx(config.total_points)
-    assert config.total_points == 40  # as the README says
+    assert config.total_points == 40  # as the TA guide says

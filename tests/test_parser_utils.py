@@ -137,7 +137,7 @@ def test_quick_training_run_on_the_synthetic_treebank(repo, tmp_path):
 
 @pytest.mark.realdata
 def test_full_training_run_on_ewt(repo, tmp_path, ewt):
-    """The default run: at least 86 dev UAS, punctuation included (numbers quoted in the README)."""
+    """The default run: at least 86 dev UAS, punctuation included (numbers quoted in docs/student-guide.md)."""
     run = subprocess.run([PYTHON, "run.py", "--data", str(ewt), "--out", str(tmp_path)],
                          cwd=repo / "solutions" / "parser", capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

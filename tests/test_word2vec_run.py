@@ -87,7 +87,7 @@ def test_corpus_without_any_context_is_refused(tmp_path):
 
 @pytest.mark.realdata
 def test_full_run_on_ewt(tmp_path, repo, ewt):
-    """The default run on EWT train: the numbers in the README come from this test's output."""
+    """The default run on EWT train: the numbers in docs/student-guide.md come from this test's output."""
     out = tmp_path / "out"
     result = run(["--data", str(ewt), "--out", str(out)], repo / "solutions" / "word2vec", timeout=1800)
     print(result.stdout[-1500:])

@@ -127,7 +127,7 @@ def _build(args: argparse.Namespace) -> int:
     print(
         f"wrote {args.out} ({len(names)} files, readable by you only) for Gradescope's {image.title} "
         f"image (Python {image.python}): choose that base image in the autograder settings. Test the "
-        "zip before uploading: README.md, 'Upload to Gradescope (test the zip locally first)'"
+        "zip before uploading: docs/ta-guide.md, 'Build the Gradescope zip and test it locally'"
     )
     return 0
 

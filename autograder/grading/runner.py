@@ -1,6 +1,6 @@
 """Collects an assignment's graded tests and runs them with gradescope-utils' ``JSONTestRunner``.
 
-gradescope-utils 0.5.0 loses points silently in several ways (see ``shared/research``): skipped tests,
+gradescope-utils 0.5.0 loses points silently in several ways (docs/architecture.md): skipped tests,
 tests whose subTests fail and tests of a class whose ``setUpClass`` raised never reach the results;
 ``set_score`` is not clamped to the weight; and ``partial_credit`` keeps the last score on the function
 object, so it leaks into the next run. :class:`SafeJSONTestResult` closes each of these, and
