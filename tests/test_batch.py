@@ -18,8 +18,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder.course import batch
-from autograder.course.batch import run_batch
+from autograder.course import grade_batch as batch
+from autograder.course.grade_batch import run_batch
 from autograder.core.config import ConfigError, load_assignment
 from autograder.course.gradescope_export import ExportError, load_export
 from autograder.boundary.isolation import Isolation

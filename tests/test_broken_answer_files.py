@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.batch import run_batch
+from autograder.course.grade_batch import run_batch
 from autograder.core.config import load_assignment
 from autograder.written.answer_file import MAX_ANSWER_BYTES
 from autograder.written.answers import AnswersError, choose_answer_sheet, read_answers, submitted_answers

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.collect import collect_submission
+from autograder.course.collect_submission import collect_submission
 from autograder.core.config import load_assignment
 from autograder.written.check_written import check_answers
 from autograder.course.export_written import export_pages, gather, render

@@ -40,7 +40,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _grade_batch(args: argparse.Namespace) -> int:
-    from autograder.course.batch import run_batch
+    from autograder.course.grade_batch import run_batch
 
     assignment = load_assignment(args.assignment)
     try:

@@ -50,7 +50,7 @@ def _check_written(args: argparse.Namespace) -> int:
 
 
 def _collect(args: argparse.Namespace) -> int:
-    from autograder.course.collect import IGNORE_FLAG, collect_submission
+    from autograder.course.collect_submission import IGNORE_FLAG, collect_submission
 
     assignment = load_assignment(args.assignment)
     folder = Path(args.folder) if args.folder else assignment.starter_dir

@@ -51,7 +51,7 @@ ERRORS_LOG = "errors.log"
 # reason to regrade a class. Any other module counts, including new ones.
 _NOT_SCORING = {
     "__main__.py",
-    "course/batch.py",
+    "course/grade_batch.py",
     "course/gradescope_export.py",
     "course/gradebook.py",
     "course/report.py",
