@@ -52,12 +52,12 @@ class InProcessSession:
         # copies, as the worker gets: the student's code must not change the grader's inputs
         with redirect_stdout(printed), redirect_stderr(printed):
             reply = self.worker.run(request, [array.copy() for array in arrays])
-        if not reply["ok"]:
-            failure = StudentRaised(reply["error"])
+        if reply.error is not None:
+            failure = StudentRaised(reply.error)
             failure.output = printed.getvalue()
             raise failure
-        return CallResult(value=round_trip(reply["value"]), fixtures=round_trip(reply["fixtures"]),
-                          args_after=round_trip(reply.get("args_after")), output=printed.getvalue(),
+        return CallResult(value=round_trip(reply.value), fixtures=round_trip(reply.fixtures),
+                          args_after=round_trip(reply.args_after), output=printed.getvalue(),
                           seconds=time.monotonic() - started)
 
     def close(self) -> None:

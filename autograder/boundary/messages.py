@@ -10,7 +10,8 @@ student's exception.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -91,3 +92,58 @@ class CallRequest:
             int(data.get("seed", 0)),
             tuple(str(h) for h in helpers),
         )
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The worker's first message: it has started, and which Python it runs."""
+
+    python: str
+
+    def to_json(self) -> dict:
+        return {"ready": True, "python": self.python}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Ready:
+        if data.get("ready") is not True:
+            raise ValueError("the worker did not say it was ready")
+        return cls(str(data.get("python", "")))
+
+
+@dataclass(frozen=True)
+class CallReply:
+    """The answer to a :class:`CallRequest`: the value returned, the reports of the fixtures the call
+    was given and, when the request asked, the arguments as the call left them; or the error. The
+    values are the objects themselves on the worker's side and encoded on the wire (:meth:`encoded`,
+    :meth:`decoded`); a reply read from the wire lacks what the worker did not send (None)."""
+
+    value: Any = None
+    fixtures: Any = None
+    args_after: Any = None
+    returned_args: bool = False
+    error: StudentError | None = None
+
+    def to_json(self) -> dict:
+        if self.error is not None:
+            return {"ok": False, "error": self.error.to_json()}
+        document = {"ok": True, "value": self.value, "fixtures": self.fixtures}
+        return {**document, "args_after": self.args_after} if self.returned_args else document
+
+    @classmethod
+    def from_json(cls, data: dict) -> CallReply:
+        if not data.get("ok"):
+            return cls(error=StudentError.from_json(data.get("error")))
+        return cls(data.get("value"), data.get("fixtures"), data.get("args_after"), "args_after" in data)
+
+    def encoded(self, encode: Callable[[Any], Any]) -> CallReply:
+        return self._each(encode)
+
+    def decoded(self, decode: Callable[[Any], Any]) -> CallReply:
+        return self._each(decode)
+
+    def _each(self, convert: Callable[[Any], Any]) -> CallReply:
+        if self.error is not None:
+            return self
+        after = convert(self.args_after) if self.returned_args else None
+        fixtures = convert(self.fixtures) if self.fixtures is not None else None
+        return replace(self, value=convert(self.value), fixtures=fixtures, args_after=after)

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from autograder.boundary.fork_client import ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
 from autograder.boundary.launch import UNCONFINED_EXIT
-from autograder.boundary.messages import CallRequest, ErrorKind, StudentError
+from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
 from autograder.boundary.plan import Plan, ResourceLimits, View
 from autograder.boundary.protocol import (
     Decoder,
@@ -50,7 +50,6 @@ from autograder.boundary.protocol import (
 from autograder.core.config import Limits
 from autograder.core.safe_files import remove_tree
 
-_ENCODED_KEYS = ("value", "fixtures", "args_after")
 _MB = 1024 * 1024
 
 
@@ -194,10 +193,9 @@ def output_text(data: bytes, size: int, limit: int) -> str:
     return text
 
 
-def _decoded(document: dict, arrays: list) -> dict:
-    """The encoded parts of a successful reply, decoded."""
-    decoder = Decoder(arrays)
-    return {key: decoder.decode(document[key]) for key in _ENCODED_KEYS if key in document}
+def _decoded(document: dict, arrays: list) -> CallReply:
+    """The worker's reply to a call, its values decoded."""
+    return CallReply.from_json(document).decoded(Decoder(arrays).decode)
 
 
 def encode_request(
@@ -428,7 +426,7 @@ class BudgetedSession:
         try:
             process = self._ensure_started(deadline)
             document, arrays = _ask(process, deadline, helpers, pack_parts(request, arrays))
-            decoded = _decoded(document, arrays) if document.get("ok") else {}
+            reply = _decoded(document, arrays)
         except ReadTimeout:
             self._time_out(target)
             raise WorkerTimeout(
@@ -465,15 +463,14 @@ class BudgetedSession:
         output = process.take_output()
         if self.used >= self.budget:  # this call has its answer; the question's later calls have no time
             self._time_out(target)
-        if not document.get("ok"):
-            error = document.get("error")
-            failure = StudentRaised(StudentError.from_json(error))
+        if reply.error is not None:
+            failure = StudentRaised(reply.error)
             failure.output = output
             raise failure
         return CallResult(
-            value=decoded.get("value"),
-            fixtures=decoded.get("fixtures") or {},
-            args_after=decoded.get("args_after"),
+            value=reply.value,
+            fixtures=reply.fixtures or {},
+            args_after=reply.args_after,
             output=output,
             seconds=time.monotonic() - started,
         )
@@ -491,8 +488,10 @@ class BudgetedSession:
             except OSError as exc:
                 raise WorkerCrashed(f"the process for your code could not be started ({exc})") from None
             hello, _ = self._process.reader.read(deadline)
-            if not hello.get("ready"):
-                raise ProtocolError("worker did not say it was ready")
+            try:
+                Ready.from_json(hello)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
         return self._process
 
     def _stop(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
-from autograder.boundary.messages import CallRequest, ErrorKind, StudentError
+from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
 from autograder.boundary.protocol import (
     Decoder,
     Encoder,
@@ -141,9 +141,9 @@ class Worker:
 
     def handle(self, document: dict, arrays: list[np.ndarray]) -> Packed:
         reply = self.run(document, arrays)
-        return self._encode_reply(reply) if reply["ok"] else pack(reply, [])
+        return self._encode_reply(reply) if reply.error is None else pack(reply.to_json(), [])
 
-    def run(self, document: dict, arrays: list[np.ndarray]) -> dict[str, Any]:
+    def run(self, document: dict, arrays: list[np.ndarray]) -> CallReply:
         """The reply to one request, before encoding: ``ok`` with the raw values, or the error."""
         built: dict[str, Any] = {}
 
@@ -169,17 +169,14 @@ class Worker:
             function = self._probe(target) if ":" in target else self.student.attr(target)
             value = self._call(function, ":" in target, args, kwargs, list(request.helpers))
         except _ReportedError as exc:
-            return {"ok": False, "error": exc.error.to_json()}
+            return CallReply(error=exc.error)
         except BaseException as exc:  # the student may raise anything, SystemExit included
-            return {"ok": False, "error": StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)).to_json()}
+            return CallReply(error=StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)))
         try:  # a student's code may have tampered with a fixture it was given
             reports = {k: v.report() for k, v in built.items() if hasattr(v, "report")}
         except BaseException as exc:
-            return {"ok": False, "error": StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)).to_json()}
-        reply: dict[str, Any] = {"ok": True, "value": value, "fixtures": reports}
-        if request.return_args:
-            reply["args_after"] = args
-        return reply
+            return CallReply(error=StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)))
+        return CallReply(value, reports, args if request.return_args else None, request.return_args)
 
     def _call(self, function: Any, probe: bool, args: list, kwargs: dict, helpers: list) -> Any:
         """The call itself, with ``helpers`` answered by the grader (error carried forward)."""
@@ -203,17 +200,16 @@ class Worker:
             raise ProtocolError(f"unknown probe {target!r}")
         return function
 
-    def _encode_reply(self, reply: dict) -> Packed:
+    def _encode_reply(self, reply: CallReply) -> Packed:
         encoder = Encoder()
         try:
-            document = {key: encoder.encode(value) for key, value in reply.items()}
+            document = reply.encoded(encoder.encode).to_json()
             # inside the try: json.dumps itself can refuse a value (an int of more than 4300
             # digits), which would otherwise kill the worker and read as "your code exited"
             return pack_parts(document, encoder.arrays)
         except BaseException as exc:
             return pack(
-                {"ok": False, "error": StudentError(ErrorKind.UNENCODABLE, **_describe(exc, self.scratch)).to_json()},
-                [],
+                CallReply(error=StudentError(ErrorKind.UNENCODABLE, **_describe(exc, self.scratch))).to_json(), []
             )
 
 
@@ -227,7 +223,7 @@ def serve(
     sys.meta_path.insert(0, _RefuseBlocked(blocked))
     reader = FrameReader(request_fd, _MAX_REQUEST_BYTES)
     worker = Worker(fixtures, scratch, blocked, Channel(reader, reply_fd))
-    write_all(reply_fd, pack({"ready": True, "python": sys.version.split()[0]}, []))
+    write_all(reply_fd, pack(Ready(sys.version.split()[0]).to_json(), []))
     while True:
         try:
             document, arrays = reader.read()
