@@ -31,6 +31,7 @@ from autograder.core.config import PACKAGE_ROOT, Assignment
 from autograder.core.errors import AutograderError
 from autograder.core.safe_files import mode_at
 from autograder.course.dependencies import DEFAULT_IMAGE, IMAGES, Image
+from autograder.course.templates import fill
 
 _SCRIPTS = ("setup.sh", "run_autograder")
 _TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
@@ -130,11 +131,8 @@ def _replace(temporary: Path, out: Path) -> None:
 
 
 def _script(name: str, assignment: Assignment, image: Image) -> bytes:
-    text = (_TEMPLATES / name).read_text(encoding="utf-8")
     values = {"ASSIGNMENT": assignment.name, "IMAGE": image.title, "PYTHON": image.python, "IMAGES": ", ".join(IMAGES)}
-    for key, value in values.items():
-        text = text.replace(f"@{key}@", value)
-    return text.encode()
+    return fill(_TEMPLATES / name, values).encode()
 
 
 def build(assignment: Assignment, out: Path, image: Image | None = None) -> list[str]:

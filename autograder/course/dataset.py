@@ -21,12 +21,18 @@ class DatasetError(AutograderError):
     """The dataset cannot be found or is incomplete; the message says what to do."""
 
 
+def shared_folder(dataset: Dataset) -> Path:
+    """Where the dataset lies relative to a folder above the repository, on the machines this project
+    is developed on."""
+    return Path("shared") / "data" / dataset.folder
+
+
 def locate(dataset: Dataset) -> Path | None:
     """The folder the config's environment variable names, else the nearest ``shared/data/FOLDER``
     above the repository (the layout of the machines this project is developed on), else None."""
     if os.environ.get(dataset.environment):
         return Path(os.environ[dataset.environment])
-    found = [p / "shared" / "data" / dataset.folder for p in PACKAGE_ROOT.parents]
+    found = [p / shared_folder(dataset) for p in PACKAGE_ROOT.parents]
     return next((p for p in found if p.is_dir()), None)
 
 

@@ -27,10 +27,11 @@ import re
 import shutil
 from pathlib import Path
 
-from autograder.core.config import PACKAGE_ROOT, Assignment, ConfigError
+from autograder.core.config import PACKAGE_ROOT, Assignment, ConfigError, Dataset
 from autograder.course.dataset import copy_dataset, find_dataset
 from autograder.course.dependencies import notebook_requirements, requirements
 from autograder.course.starter import BEGIN, END, ReleaseError, release
+from autograder.course.templates import fill
 from autograder.grading.expected import LiveReference, RecordingReference
 from autograder.grading.grade import grade, module_names
 from autograder.grading.reference import load_reference
@@ -115,30 +116,28 @@ def write_bundle(
 def student_readme(assignment: Assignment, *, shipped: bool) -> str:
     """The bundle's README.md, from the template in bundle_files/ (filled for this assignment)."""
     config = assignment.config
-    dataset = config.dataset
-    if dataset is None:
-        data = "run.py needs no data beyond what is in this folder."
-    elif shipped:
-        data = (
-            f"run.py trains on {dataset.title}, which is in `data/{dataset.folder}/` ({dataset.licence}; "
-            "`SOURCE.md` there says where it comes from); it finds it there by itself."
-        )
-    else:
-        data = (
-            f"run.py trains on {dataset.title}. Download {', '.join(dataset.files)} from "
-            f"{dataset.source} into `data/{dataset.folder}/` beside run.py (or pass `--data FOLDER`)."
-        )
     values = {
         "NAME": assignment.name,
         "TITLE": config.title,
-        "DATA": data,
+        "DATA": _where_the_data_is(config.dataset, shipped),
         "FIRST": config.submission_files[0],
         "FILES": ", ".join(f"`{name}`" for name in config.submission_files),
     }
-    text = (Path(__file__).resolve().parent / "bundle_files" / "README.md").read_text(encoding="utf-8")
-    for key, value in values.items():
-        text = text.replace(f"@{key}@", value)
-    return text
+    return fill(Path(__file__).resolve().parent / "bundle_files" / "README.md", values)
+
+
+def _where_the_data_is(dataset: Dataset | None, shipped: bool) -> str:
+    if dataset is None:
+        return "run.py needs no data beyond what is in this folder."
+    if shipped:
+        return (
+            f"run.py trains on {dataset.title}, which is in `data/{dataset.folder}/` ({dataset.licence}; "
+            "`SOURCE.md` there says where it comes from); it finds it there by itself."
+        )
+    return (
+        f"run.py trains on {dataset.title}. Download {', '.join(dataset.files)} from "
+        f"{dataset.source} into `data/{dataset.folder}/` beside run.py (or pass `--data FOLDER`)."
+    )
 
 
 def _handout(assignment: Assignment, name: str) -> Path:
