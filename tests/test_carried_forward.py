@@ -19,7 +19,7 @@ from autograder.boundary.protocol import KEPT, round_trip
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import collect_tests
 from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec
-from autograder.worker.helpers import StateSync
+from autograder.boundary.state_sync import StateSync
 from tests.fixtures import parser_bugs, word2vec_bugs
 from tests.fixtures import variants as variants_module
 

@@ -22,6 +22,7 @@ WORKER_MAY_IMPORT = {
     "autograder.boundary.launch",
     "autograder.boundary.fork_messages",
     "autograder.boundary.plan",
+    "autograder.boundary.state_sync",
 }
 
 
@@ -107,6 +108,19 @@ def test_the_trusted_side_never_imports_the_worker_to_start_it():
         for m in GRAPH
         if m.startswith("autograder.boundary") and any(i.startswith("autograder.worker") for i in GRAPH[m])
     } == set()
+
+
+def test_the_grader_shares_with_the_worker_only_the_probes():
+    """What both sides need of a helper call (autograder.boundary.state_sync) is the boundary's; the
+    probes are test code that runs on the reference here and on the student's code there."""
+    reached = {
+        (module, imported)
+        for module, imports in GRAPH.items()
+        if not module.startswith("autograder.worker")
+        for imported in imports
+        if imported.startswith("autograder.worker")
+    }
+    assert {imported for _, imported in reached} <= {"autograder.worker", "autograder.worker.probes"}
 
 
 def test_no_two_modules_share_a_name():

@@ -1,11 +1,15 @@
-"""The calls that cross the trust boundary, as both sides read them.
+"""The messages that cross the trust boundary, as both sides read them.
 
-The grader sends a :class:`CallRequest` for each call. The worker answers ``ok`` with the encoded
-values, or with one :class:`StudentError` when the student's code produced no value: its
-:class:`ErrorKind` says what happened, the rest what the student needs to see. The worker builds it
-(:mod:`autograder.worker.calls`), the grader reads it back with :meth:`StudentError.from_json`,
-which accepts nothing but these kinds: anything else a misbehaving worker sends reads as the
-student's exception.
+The worker says it is :class:`Ready`. The grader sends a :class:`CallRequest` for each call, and the
+worker answers with a :class:`CallReply`: the encoded values, or one :class:`StudentError` when the
+student's code produced no value, whose :class:`ErrorKind` says what happened and the rest what the
+student needs to see. The grader reads errors back with :meth:`StudentError.from_json`, which accepts
+nothing but these kinds: anything else a misbehaving worker sends reads as the student's exception.
+
+During a call with error carried forward, the worker may ask :class:`HelperCall` (with the student's
+:class:`OwnResult`) and the grader answers :class:`HelperAnswer`, after any number of
+:class:`Callback` -> :class:`CallbackResult` exchanges the other way. The fork server's commands are
+in :mod:`autograder.boundary.fork_messages`.
 """
 
 from __future__ import annotations
@@ -147,3 +151,147 @@ class CallReply:
         after = convert(self.args_after) if self.returned_args else None
         fixtures = convert(self.fixtures) if self.fixtures is not None else None
         return replace(self, value=convert(self.value), fixtures=fixtures, args_after=after)
+
+
+# Error carried forward (autograder.grading.carried_forward): during a call, the worker's stand-in
+# for a student's helper asks the grader for the reference's answer (HelperCall -> HelperAnswer);
+# while answering, the grader may call a method of one of the worker's objects back (Callback ->
+# CallbackResult). Their values are encoded by autograder.boundary.protocol.Encoder.
+
+
+@dataclass(frozen=True)
+class OwnResult:
+    """What the student's own helper gave on copies of a helper call's inputs, sent along so the
+    grader can say which helper differs: its value, for a method that returns nothing the object's
+    new state, or the name of the exception it raised. Its values are the objects themselves."""
+
+    value: Any = None
+    state: dict | None = None
+    raised: str = ""
+
+    def to_json(self) -> dict:
+        if self.raised:
+            return {"raised": self.raised}
+        return {"state": self.state} if self.state is not None else {"value": self.value}
+
+    @classmethod
+    def from_json(cls, data: object) -> OwnResult | None:
+        """None for anything but one of the three forms (it then proves nothing)."""
+        if not isinstance(data, dict):
+            return None
+        if "raised" in data:
+            return cls(raised=str(data["raised"]))
+        if "state" in data:
+            return cls(state=data["state"]) if isinstance(data["state"], dict) else None
+        return cls(value=data["value"]) if "value" in data else None
+
+
+@dataclass(frozen=True)
+class HelperCall:
+    """The worker's stand-in for ``helper`` asks the grader to answer one call of it. A method
+    travels with its object: ``owner`` names it for the call's duration, ``state`` is its attributes.
+    ``own`` is the encoded :class:`OwnResult`, on the calls the worker compares."""
+
+    helper: str
+    args: Any
+    kwargs: Any
+    owner: str | None = None
+    state: Any = None
+    own: Any = None
+
+    def to_json(self) -> dict:
+        document: dict[str, Any] = {"helper": self.helper, "args": self.args, "kwargs": self.kwargs}
+        if self.owner is not None:
+            document.update(owner=self.owner, state=self.state)
+        return {**document, "own": self.own} if self.own is not None else document
+
+    @staticmethod
+    def carried_by(document: dict) -> bool:
+        """Whether a message read from the worker during a call is a helper call, not its reply."""
+        return "helper" in document
+
+    @classmethod
+    def from_json(cls, data: dict) -> HelperCall:
+        helper, owner = data.get("helper"), data.get("owner")
+        if not isinstance(helper, str) or owner is not None and not isinstance(owner, str):
+            raise ValueError("a helper call needs the helper's name, and an owner's name as text")
+        return cls(helper, data.get("args", []), data.get("kwargs", {}), owner, data.get("state"), data.get("own"))
+
+
+@dataclass(frozen=True)
+class HelperAnswer:
+    """The grader's answer to a :class:`HelperCall`: the reference's value, the random generators
+    among the arguments as the reference left them and, for a method, the object's new ``state``
+    and its ``aliases`` (attribute -> the place among the call's arguments of the very object it
+    holds). Or ``unavailable`` (the student's own helper runs instead), or the ``failure`` of the
+    reference on these inputs."""
+
+    value: Any = None
+    generators: Any = None
+    state: Any = None
+    aliases: dict[str, list] | None = None
+    unavailable: bool = False
+    failure: str = ""
+
+    def to_json(self) -> dict:
+        if self.unavailable:
+            return {"unavailable": True}
+        if self.failure:
+            return {"ok": False, "message": self.failure}
+        document = {"ok": True, "value": self.value, "generators": self.generators}
+        return {**document, "aliases": self.aliases or {}, "state": self.state} if self.state is not None else document
+
+    @classmethod
+    def from_json(cls, data: dict) -> HelperAnswer:
+        if data.get("unavailable"):
+            return cls(unavailable=True)
+        if not data.get("ok"):
+            return cls(failure=str(data.get("message") or "the grader could not answer"))
+        aliases = data.get("aliases")
+        return cls(
+            data.get("value"),
+            data.get("generators", []),
+            data.get("state"),
+            {str(k): list(v) for k, v in aliases.items()} if isinstance(aliases, dict) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Callback:
+    """The grader, answering a helper call, calls ``method`` of the worker's object number ``handle``
+    among that call's arguments (an object that cannot travel, such as the student's model)."""
+
+    handle: int
+    method: str
+    args: Any
+    kwargs: Any
+
+    def to_json(self) -> dict:
+        return {"callback": self.handle, "method": self.method, "args": self.args, "kwargs": self.kwargs}
+
+    @staticmethod
+    def carried_by(document: dict) -> bool:
+        """Whether the grader's message during a helper call is a callback, not the answer."""
+        return "callback" in document
+
+    @classmethod
+    def from_json(cls, data: dict) -> Callback:
+        return cls(int(data["callback"]), str(data.get("method")), data.get("args", []), data.get("kwargs", {}))
+
+
+@dataclass(frozen=True)
+class CallbackResult:
+    """What the student's method returned to a :class:`Callback` (encoded), or the exception it raised."""
+
+    value: Any = None
+    raised: str = ""
+    message: str = ""
+
+    def to_json(self) -> dict:
+        return {"raised": self.raised, "message": self.message} if self.raised else {"value": self.value}
+
+    @classmethod
+    def from_json(cls, data: dict) -> CallbackResult:
+        if "raised" in data:
+            return cls(raised=str(data["raised"]), message=str(data.get("message", "")))
+        return cls(data.get("value"))

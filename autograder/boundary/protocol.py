@@ -91,7 +91,7 @@ class Opaque:
 
 class _Kept:
     """Stands for "the value we last agreed on at this place" in error carried forward's object
-    states, so that an unchanged array need not travel again (:class:`autograder.worker.helpers.StateSync`)."""
+    states, so that an unchanged array need not travel again (:class:`autograder.boundary.state_sync.StateSync`)."""
 
     def __repr__(self) -> str:
         return "KEPT"

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from autograder.boundary.fork_client import ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
 from autograder.boundary.launch import UNCONFINED_EXIT
-from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
+from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
 from autograder.boundary.plan import Plan, ResourceLimits, View
 from autograder.boundary.protocol import (
     Decoder,
@@ -181,7 +181,7 @@ class HelperAnswers(Protocol):
 
     targets: list[str]
 
-    def answer(self, document: dict, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed: ...
+    def answer(self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed: ...
 
 
 def output_text(data: bytes, size: int, limit: int) -> str:
@@ -251,10 +251,14 @@ def _ask(process: WorkerProcess, deadline: float, helpers: HelperAnswers | None,
     answering the helper calls the worker makes meanwhile (which may call back in turn)."""
     process.send(message)
     document, arrays = process.reader.read(deadline)
-    while "helper" in document:
+    while HelperCall.carried_by(document):
         if helpers is None:
             raise ProtocolError("a helper call that the request did not allow")
-        answer = helpers.answer(document, arrays, partial(_ask, process, deadline, helpers))
+        try:
+            call = HelperCall.from_json(document)
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
+        answer = helpers.answer(call, arrays, partial(_ask, process, deadline, helpers))
         process.send(answer)
         document, arrays = process.reader.read(deadline)
     return document, arrays

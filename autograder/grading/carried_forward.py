@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from autograder.boundary.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
 from autograder.boundary.protocol import (
     ArgRef,
     Decoder,
@@ -27,11 +28,10 @@ from autograder.boundary.protocol import (
     Opaque,
     Packed,
     ProtocolError,
-    pack,
     pack_parts,
 )
 from autograder.boundary.session import CallResult, Session
-from autograder.worker.helpers import StateSync, generators_in
+from autograder.boundary.state_sync import StateSync, generators_in
 
 
 @dataclass
@@ -124,49 +124,45 @@ class HelperBridge:
     token: str = ""
     syncs: dict[str, StateSync] = field(default_factory=dict)
 
-    def answer(self, document: dict, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed:
+    def answer(self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed:
         """The reply to one helper call; ``ask`` sends a callback to the worker and returns its answer."""
-        target = document.get("helper")
+        target = call.helper
         if target not in self.targets:
             raise ProtocolError(f"a helper call of {target!r}, which this call did not replace")
         decoder = Decoder(arrays)
         callbacks = _Callbacks(ask, self.source.modules)
-        args = callbacks.inward(decoder.decode(document.get("args", [])), ("args",))
-        kwargs = callbacks.inward(decoder.decode(document.get("kwargs", {})), ("kwargs",))
-        sync = self._sync(str(document.get("owner", ":")))
-        state = sync.incoming(decoder.decode(document["state"])) if "state" in document else None
+        args = callbacks.inward(decoder.decode(call.args), ("args",))
+        kwargs = callbacks.inward(decoder.decode(call.kwargs), ("kwargs",))
+        sync = self._sync(call.owner or ":")
+        state = sync.incoming(decoder.decode(call.state)) if call.owner is not None else None
         if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds([args, kwargs, state], Opaque):
-            return pack({"unavailable": True}, [])  # inputs that cannot cross: the student's own helper
+            return _packed(HelperAnswer(unavailable=True))  # inputs that cannot cross: the student's own helper
         try:
             answer = self.source.run(target, args, kwargs, state)
         except NoAnswer:
             self.uses.setdefault(target, HelperUse()).unanswered += 1
-            return pack({"unavailable": True}, [])
+            return _packed(HelperAnswer(unavailable=True))
         except Exception as exc:  # the reference on inputs the student's code made
             self.uses.setdefault(target, HelperUse()).failed = f"{type(exc).__name__}: {exc}"
-            return pack(
-                {
-                    "ok": False,
-                    "message": f"the reference {short_name(target)} raised "
-                    f"{type(exc).__name__} on the inputs your code gave it: {exc}",
-                },
-                [],
+            failure = (
+                f"the reference {short_name(target)} raised {type(exc).__name__} on the inputs your code gave it: {exc}"
             )
+            return _packed(HelperAnswer(failure=failure))
         use = self.uses.setdefault(target, HelperUse())
         use.calls += 1
-        if "own" in document and use.differs is None:
-            use.differs = _difference(decoder.decode(document["own"]), answer.value, answer.state)
+        if call.own is not None and use.differs is None:
+            use.differs = _difference(OwnResult.from_json(decoder.decode(call.own)), answer.value, answer.state)
         return self._reply(answer, args, kwargs, sync)
 
     def _reply(self, answer: Answer, args: list, kwargs: dict, sync: StateSync) -> Packed:
         encoder = Encoder()
-        reply = {"ok": True, "value": encoder.encode(answer.value), "generators": encoder.encode(answer.generators)}
+        reply = HelperAnswer(encoder.encode(answer.value), encoder.encode(answer.generators))
         if answer.state is not None:
             # `self.sentence = sentence` keeps the caller's very object: say so, rather than send a copy
             aliases = _aliases(answer.state, args, kwargs)
-            reply["aliases"] = aliases
-            reply["state"] = encoder.encode(sync.outgoing({k: v for k, v in answer.state.items() if k not in aliases}))
-        return pack_parts(reply, encoder.arrays)
+            state = sync.outgoing({k: v for k, v in answer.state.items() if k not in aliases})
+            reply = replace(reply, state=encoder.encode(state), aliases=aliases)
+        return pack_parts(reply.to_json(), encoder.arrays)
 
     def _sync(self, owner: str) -> StateSync:
         """The state sync of one worker object; the worker's names change with every call."""
@@ -260,20 +256,14 @@ class _Callbacks:
 
     def call(self, index: int, method: str, args: tuple, kwargs: dict) -> Any:
         encoder = Encoder()
-        reply, arrays = self.ask(
-            pack_parts(
-                {
-                    "callback": index,
-                    "method": method,
-                    "args": encoder.encode(self.outward(list(args))),
-                    "kwargs": encoder.encode(self.outward(kwargs)),
-                },
-                encoder.arrays,
-            )
+        callback = Callback(
+            index, method, encoder.encode(self.outward(list(args))), encoder.encode(self.outward(kwargs))
         )
-        if "raised" in reply:
-            raise CallbackFailed(f"your code's {method} raised {reply['raised']}: {reply.get('message', '')}")
-        return Decoder(arrays).decode(reply.get("value"))
+        reply, arrays = self.ask(pack_parts(callback.to_json(), encoder.arrays))
+        result = CallbackResult.from_json(reply)
+        if result.raised:
+            raise CallbackFailed(f"your code's {method} raised {result.raised}: {result.message}")
+        return Decoder(arrays).decode(result.value)
 
     def outward(self, value: Any) -> Any:
         if id(value) in self.paths:
@@ -331,22 +321,21 @@ def _holds(value: Any, kind: type, depth: int = 0) -> bool:
     return False
 
 
-def _difference(own: Any, value: Any, new_state: dict | None) -> str | None:
+def _difference(own: OwnResult | None, value: Any, new_state: dict | None) -> str | None:
     """How the student's own helper differed from the reference on the same inputs, or None when
     it agreed or cannot be told. Only what proves a bug of the helper counts: another exception may
     come from running it on an object the reference made (a student's deque buffer meeting the
     reference's lists), and values that could not travel (a deque) cannot be compared."""
-    if not isinstance(own, dict) or _holds(own, Opaque):
+    if own is None or _holds([own.value, own.state], Opaque):
         return None
-    if "raised" in own:
-        return "is not implemented yet" if own["raised"] == "NotImplementedError" else None
-    if "state" in own and new_state is not None:
-        mine = own["state"] if isinstance(own["state"], dict) else {}
-        keys = [k for k in new_state if k in mine]
-        return None if all(_same(mine[k], new_state[k]) for k in keys) else "leaves other values here"
-    if "value" in own:
-        return None if _same(own["value"], value) else "gives other values here"
-    return None
+    if own.raised:
+        return "is not implemented yet" if own.raised == "NotImplementedError" else None
+    if own.state is not None:
+        if new_state is None:
+            return None
+        keys = [k for k in new_state if k in own.state]
+        return None if all(_same(own.state[k], new_state[k]) for k in keys) else "leaves other values here"
+    return None if _same(own.value, value) else "gives other values here"
 
 
 def _same(mine: Any, theirs: Any, depth: int = 0, *, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
@@ -380,3 +369,8 @@ def _same(mine: Any, theirs: Any, depth: int = 0, *, rtol: float = 1e-6, atol: f
             mine.bit_generator.state, theirs.bit_generator.state, depth + 1
         )
     return False  # nothing else comes out of the wire: an Opaque or a stranger never agrees
+
+
+def _packed(answer: HelperAnswer) -> Packed:
+    """An answer that carries no arrays."""
+    return pack_parts(answer.to_json(), [])

@@ -21,11 +21,13 @@ import random
 import secrets
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from autograder.boundary.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
 from autograder.boundary.protocol import (
     KEPT,
     ArgRef,
@@ -34,10 +36,10 @@ from autograder.boundary.protocol import (
     FrameReader,
     Handle,
     ObjectState,
-    ProtocolError,
     pack_parts,
     write_all,
 )
+from autograder.boundary.state_sync import StateSync, generators_in
 
 # Calls per helper on which the student's own helper also runs, to compare: a bug may show only
 # on some inputs (LEFT-ARC, not SHIFT), so small calls are compared until one differs; calls with
@@ -123,46 +125,44 @@ class Relay:
         rest = args[1:] if method else args
         handles: list[Any] = []  # objects that cannot travel: the grader calls them back
         encoder = Encoder()
-        document: dict[str, Any] = {
-            "helper": target,
-            "args": encoder.encode(_wrap(list(rest), handles)),
-            "kwargs": encoder.encode(_wrap(kwargs, handles)),
-        }
+        call = HelperCall(target, encoder.encode(_wrap(list(rest), handles)), encoder.encode(_wrap(kwargs, handles)))
         if owner is not None:
             sync = self._sync(owner)
-            document["owner"] = f"{self.token}:{id(owner)}"
-            document["state"] = encoder.encode(sync.outgoing(dict(vars(owner))))
+            state = encoder.encode(sync.outgoing(dict(vars(owner))))
+            call = replace(call, owner=f"{self.token}:{id(owner)}", state=state)
         if self._compare(target, sum(a.nbytes for a in encoder.arrays)):
-            document["own"] = encoder.encode(_own_result(original, args, kwargs, method=method))
-        reply, arrays = self.channel.ask(document, encoder.arrays)
-        while "callback" in reply:  # the reference calls a method of one of the handles
-            reply, arrays = self.channel.ask(*self._callback(reply, arrays, handles, (rest, kwargs)))
-        if reply.get("unavailable"):  # the grader cannot run these inputs: the student's own helper
+            call = replace(call, own=encoder.encode(_own_result(original, args, kwargs, method=method).to_json()))
+        reply, arrays = self.channel.ask(call.to_json(), encoder.arrays)
+        while Callback.carried_by(reply):  # the reference calls a method of one of the handles
+            result, result_arrays = self._callback(reply, arrays, handles, (rest, kwargs))
+            reply, arrays = self.channel.ask(result.to_json(), result_arrays)
+        answer = HelperAnswer.from_json(reply)
+        if answer.unavailable:  # the grader cannot run these inputs: the student's own helper
             return original(*args, **kwargs)
+        if answer.failure:
+            raise HelperFailed(answer.failure)
         decoder = Decoder(arrays)
-        if not reply.get("ok"):
-            raise HelperFailed(str(reply.get("message", "the grader could not answer")))
         if owner is not None:
-            _merge(vars(owner), sync.incoming(decoder.decode(reply.get("state")), materialise=False))
-            for key, place in dict(reply.get("aliases") or {}).items():
+            _merge(vars(owner), sync.incoming(decoder.decode(answer.state), materialise=False))
+            for key, place in (answer.aliases or {}).items():
                 vars(owner)[key] = _argument(place, rest, kwargs)
         # The reference drew from copies of the student's generators: move the originals on as far.
-        for mine, theirs in zip(generators_in([rest, kwargs]), decoder.decode(reply.get("generators", []))):
+        for mine, theirs in zip(generators_in([rest, kwargs]), decoder.decode(answer.generators)):
             _merge(mine, theirs)
-        return decoder.decode(reply.get("value"))
+        return decoder.decode(answer.value)
 
-    def _callback(self, request: dict, arrays: list, handles: list, arguments: tuple) -> tuple[dict, list]:
+    def _callback(self, request: dict, arrays: list, handles: list, arguments: tuple) -> tuple[CallbackResult, list]:
         """Runs ``handle.method(*args)`` for the grader; the student's code may raise anything."""
         try:
+            callback = Callback.from_json(request)
             decoder = Decoder(arrays)
-            handle = handles[int(request["callback"])]
-            call_args = self._materialise(decoder.decode(request.get("args", [])), arguments)
-            call_kwargs = self._materialise(decoder.decode(request.get("kwargs", {})), arguments)
-            value = getattr(handle, str(request.get("method")))(*call_args, **call_kwargs)
+            call_args = self._materialise(decoder.decode(callback.args), arguments)
+            call_kwargs = self._materialise(decoder.decode(callback.kwargs), arguments)
+            value = getattr(handles[callback.handle], callback.method)(*call_args, **call_kwargs)
             encoder = Encoder()
-            return {"value": encoder.encode(value)}, encoder.arrays
+            return CallbackResult(encoder.encode(value)), encoder.arrays
         except BaseException as exc:
-            return {"raised": type(exc).__name__, "message": str(exc)[:2000]}, []
+            return CallbackResult(raised=type(exc).__name__, message=str(exc)[:2000]), []
 
     def _materialise(self, value: Any, arguments: tuple) -> Any:
         """A callback's arguments as the worker's objects: the helper call's own arguments where
@@ -201,7 +201,7 @@ class Relay:
                             setattr(value, name, getattr(attribute, _MARK))
 
 
-def _own_result(original: Callable, args: tuple, kwargs: dict, *, method: bool) -> dict:
+def _own_result(original: Callable, args: tuple, kwargs: dict, *, method: bool) -> OwnResult:
     """What the student's own helper gives on copies of the inputs: its value, or for a method that
     returns nothing, the object's new state; or the exception it raised. The global random state is
     put back, so that running it does not change what the rest of the call draws."""
@@ -210,10 +210,10 @@ def _own_result(original: Callable, args: tuple, kwargs: dict, *, method: bool) 
         copies = copy.deepcopy((args, kwargs))
         value = original(*copies[0], **copies[1])
         if method and value is None:
-            return {"state": dict(vars(copies[0][0]))}
-        return {"value": value}
+            return OwnResult(state=dict(vars(copies[0][0])))
+        return OwnResult(value)
     except BaseException as exc:  # the student's helper may raise anything
-        return {"raised": type(exc).__name__}
+        return OwnResult(raised=type(exc).__name__)
     finally:
         random.setstate(saved[0])
         np.random.set_state(saved[1])
@@ -250,72 +250,6 @@ def _argument(place: Any, args: tuple, kwargs: dict) -> Any:
     for key in place:
         found = found[key]
     return found
-
-
-def generators_in(value: Any, depth: int = 0) -> list[np.random.Generator]:
-    """The random generators inside ``value``, in the order the Encoder meets them."""
-    if isinstance(value, np.random.Generator):
-        return [value]
-    if depth > 64:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [g for item in value for g in generators_in(item, depth + 1)]
-    if isinstance(value, dict):
-        return [g for item in value.values() for g in generators_in(item, depth + 1)]
-    return []
-
-
-class StateSync:
-    """The arrays of one object's state as both sides last saw them, so that an array that did not
-    change since travels as ``KEPT``: a model's parameters then cross the wire when they change,
-    not at every forward pass. Both sides record what they send and what they receive, so their
-    records agree. Only large arrays are tracked; small values always travel."""
-
-    LARGE = 1 << 16
-
-    def __init__(self) -> None:
-        self.seen: dict[tuple, np.ndarray] = {}
-
-    def outgoing(self, value: Any, path: tuple = ()) -> Any:
-        if isinstance(value, np.ndarray) and value.nbytes >= self.LARGE:
-            if _unchanged(self.seen.get(path), value):
-                return KEPT
-            self.seen[path] = np.array(value, copy=True)
-            return value
-        return self._each(value, path, self.outgoing)
-
-    def incoming(self, value: Any, path: tuple = (), materialise: bool = True) -> Any:
-        """``value`` with each ``KEPT`` replaced by a copy of what was agreed (or left as ``KEPT``
-        for the side whose object still holds that very value: ``materialise=False``)."""
-        if value is KEPT:
-            if path not in self.seen:
-                raise ProtocolError(f"KEPT for a value never sent at {path}")
-            return self.seen[path].copy() if materialise else KEPT
-        if isinstance(value, np.ndarray) and value.nbytes >= self.LARGE:
-            self.seen[path] = np.array(value, copy=True)
-            return value
-        return self._each(value, path, lambda v, p: self.incoming(v, p, materialise))
-
-    @staticmethod
-    def _each(value: Any, path: tuple, function: Callable[[Any, tuple], Any]) -> Any:
-        if isinstance(value, dict):
-            return {key: function(item, path + (key,)) for key, item in value.items()}
-        if isinstance(value, (list, tuple)):
-            return type(value)(function(item, path + (index,)) for index, item in enumerate(value))
-        return value
-
-
-def _unchanged(seen: np.ndarray | None, value: np.ndarray) -> bool:
-    """Whether ``value`` equals what was agreed; a few entries first, as a changed array (the
-    parameters after an optimizer step) usually differs everywhere."""
-    if seen is None or seen.shape != value.shape or seen.dtype != value.dtype:
-        return False
-    nan = value.dtype.kind in "fc"
-    sample = np.linspace(0, value.size - 1, num=min(value.size, 64), dtype=np.intp)
-    return bool(
-        np.array_equal(seen.flat[sample], value.flat[sample], equal_nan=nan)
-        and np.array_equal(seen, value, equal_nan=nan)
-    )
 
 
 def _merge(old: Any, new: Any) -> Any:
