@@ -171,8 +171,8 @@ def word2vec_checks() -> list[GradientCheck]:
         args = [X, labels, params, dims]
 
         def ours(test, dims=dims, n=n, seed=seed) -> None:
-            test.check(dims, n, seed, "cost")
-            test.check(dims, n, seed, "grad")
+            test.check_network(dims, n, seed, "cost")
+            test.check_network(dims, n, seed, "grad")
 
         found.append(GradientCheck(f"forward_backward_prop {dims}, {n} examples: dJ/dparams", params.size,
                                    pub.ForwardBackward, ours,
@@ -183,7 +183,7 @@ def word2vec_checks() -> list[GradientCheck]:
         args = [X, labels, params, dims]
         found.append(GradientCheck(
             f"input_gradient {dims}, {n} examples: dJ/dX", X.size, pub.InputGradient,
-            lambda test, dims=dims, n=n, seed=seed: test.check(dims, n, seed),
+            lambda test, dims=dims, n=n, seed=seed: test.check_input_gradient(dims, n, seed),
             lambda s, r, a=args: naive_check(s, r, "nn_basics.input_gradient", a, {0: None},
                                              loss_target="nn_basics.forward_backward_prop")))
     losses = [(pub.NaiveSoftmax, 5, 3, 30, {}),  # 2b.1-3

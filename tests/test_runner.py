@@ -386,8 +386,8 @@ def test_public_only_collection_skips_hidden_and_point_totals(make_assignment):
     public, _ = good_suite()
     tests = collect_tests(make_assignment(public, None), include_hidden=False)
     assert [t.number for t in tests["1"]] == ["1.2", "1.10"]  # 2 of 3 points: fine without hidden
-    with pytest.raises(ModuleNotFoundError):  # the hidden module really is absent
-        collect_tests(make_assignment(public, None))
+    with pytest.raises(ConfigError, match="question 1: tests weigh 2 points, config says 3"):
+        collect_tests(make_assignment(public, None))  # no hidden tests is allowed, missing points are not
 
 
 def test_collect_tests_lists_every_problem(make_assignment):
@@ -433,6 +433,11 @@ def test_collect_tests_lists_every_problem(make_assignment):
         def test_no_weight(self):
             pass
 
+        @weight(0)
+        @tags("mod.f")
+        def test_zero_weight(self):
+            pass
+
     class BadTwo(Case):
         question = "2b"
 
@@ -441,6 +446,10 @@ def test_collect_tests_lists_every_problem(make_assignment):
         @tags("mod.g")
         @visibility("after_published")
         def test_duplicate_number(self):
+            pass
+
+        @tags("mod.g")
+        def test_open(self):
             pass
 
     class Stray(Case):
@@ -467,22 +476,23 @@ def test_collect_tests_lists_every_problem(make_assignment):
     expected = [
         f"the tests of {ASSIGNMENT} do not match its config",
         f"{where}.test_wrong_prefix: @number must start with '1.', got '2b.5'",
-        f"{where}.test_no_number: @number must start with '1.', got None",
-        f"{where}.test_no_tags: @tags must name the student functions",
-        f"{where}.test_bare_tag: @tags must name the student functions it calls, as "
-        "'module.function'; got ('f',)",
+        f"{where}.test_no_tags: name the student functions it calls as 'module.function', with @tags "
+        "or the class's `functions` (none were found in its self.call/self.check); got ()",
+        f"{where}.test_bare_tag: name the student functions it calls as 'module.function'",
         f"{where}.test_wrong_visibility: @visibility must be 'visible' for a public test of "
-        "question 1, got 'hidden'",
-        f"{where}.test_no_weight: needs @weight(points > 0)",
+        "question 1, got 'hidden' (or leave it out: the file decides)",
+        f"{where}.test_zero_weight: @weight and @partial_credit need points > 0, got 0",
         "Stray: question '7' is not in the config",
         "HiddenBad.test_visible_hidden: @visibility must be 'hidden' for a hidden test of "
         "question 2b, got 'visible'",
         "test number 2b.5 is used more than once",
-        "question 1: tests weigh 2.5 points, config says 3",
         "question 2b: tests weigh 3 points, config says 2",
+        "question 2b: its tests declare all its 2 points with @weight, which leaves none for test_open",
     ]
     missing = [text for text in expected if text not in message]
     assert not missing, message
+    # A test without @number or @weight takes the defaults: no problem is reported for it.
+    assert "test_no_number" not in message and "test_no_weight" not in message
 
 
 # ----------------------------------------------------------------------------------------------
@@ -532,3 +542,143 @@ def test_load_config_reports_invalid_yaml_as_config_error(tmp_path):
         load_config(path)
     with pytest.raises(ConfigError, match="no config at"):
         load_config(tmp_path / "missing.yaml")
+
+
+# ----------------------------------------------------------------------------------------------
+# what a test need not declare (autograder.grading.collect)
+
+
+def plain_suite() -> tuple[list[type], list[type]]:
+    """Tests that declare nothing but their question: the defaults decide the rest."""
+
+    class Later(Case):
+        question = "1"
+
+        def test_b_written_first(self):
+            """Checks f."""
+            self.check("mod.f", 1.0)
+
+        def test_a_written_second(self):
+            self.assert_close(self.call("mod.Model.step", case="x"), 0, "step", case="x")
+
+    class Two(Case):
+        question = "2b"
+
+        @weight(0.5)
+        def test_declared(self):
+            self.check("mod.g", 2)
+
+        def test_open(self):
+            self.check("mod.g", 3)
+
+    class Hidden(Case):
+        question = "1"
+
+        def test_hidden(self):
+            self.check("mod.f", 2.0)
+
+    return [Later, Two], [Hidden]
+
+
+def test_a_test_without_decorators_takes_its_number_points_visibility_and_tags_by_default(make_assignment):
+    public, hidden = plain_suite()
+    tests = collect_tests(make_assignment(public, hidden))
+    one = {t.method: t for t in tests["1"]}
+    # numbered in the order written, public first; 3 points shared by 3 tests
+    assert [(t.method, t.number) for t in tests["1"]] == [
+        ("test_b_written_first", "1.1"), ("test_a_written_second", "1.2"), ("test_hidden", "1.3")]
+    assert {t.weight for t in tests["1"]} == {1.0}
+    assert (one["test_b_written_first"].visibility, one["test_hidden"].visibility) == ("visible", "after_due_date")
+    assert one["test_b_written_first"].tags == ("mod.f", "mod.Model.step")  # every target the class names
+    assert one["test_b_written_first"].name == "Checks f." and one["test_a_written_second"].name == "test_a_written_second"
+    two = {t.method: t for t in tests["2b"]}
+    assert (two["test_declared"].weight, two["test_open"].weight) == (0.5, 1.5)  # what 0.5 leaves of 2
+    assert {t.visibility for t in tests["2b"]} == {"after_published"}  # the question's own setting
+
+
+def test_the_question_may_come_from_the_number(make_assignment):
+    class NoQuestion(Case):
+        question = ""
+
+        @number("2b.4")
+        @weight(2)
+        def test_x(self):
+            self.check("mod.g", 1)
+
+    class Rest(Case):
+        question = "1"
+
+        def test_y(self):
+            self.check("mod.f", 1)
+
+    tests = collect_tests(make_assignment([NoQuestion, Rest], []))
+    assert [(t.question, t.number) for t in tests["2b"]] == [("2b", "2b.4")]
+
+
+def test_explicit_numbers_are_kept_and_the_defaults_skip_them(make_assignment):
+    class Mixed(Case):
+        question = "1"
+
+        def test_first(self):
+            self.check("mod.f", 1)
+
+        @number("1.2")
+        def test_second(self):
+            self.check("mod.f", 2)
+
+        def test_third(self):
+            self.check("mod.f", 3)
+
+    class Two(Case):
+        question = "2b"
+
+        def test_x(self):
+            self.check("mod.g", 1)
+
+    tests = collect_tests(make_assignment([Mixed, Two], []))
+    assert [t.number for t in tests["1"]] == ["1.1", "1.2", "1.3"]
+    assert [t.method for t in tests["1"]] == ["test_first", "test_second", "test_third"]
+
+
+def test_the_bundle_takes_the_points_release_recorded(make_assignment):
+    public, _ = plain_suite()
+    assignment = make_assignment(public, None)
+    recorded = {"Later.test_b_written_first": 1.0, "Later.test_a_written_second": 1.0, "Two.test_open": 1.5}
+    tests = collect_tests(assignment, include_hidden=False, recorded_weights=recorded)
+    assert [t.weight for t in tests["1"]] == [1.0, 1.0] and [t.weight for t in tests["2b"]] == [0.5, 1.5]
+    with pytest.raises(ConfigError, match=r"Two.test_open: its points are not in the bundle's recording"):
+        collect_tests(assignment, include_hidden=False, recorded_weights={})
+
+
+def test_rows_carry_the_collected_defaults(make_assignment):
+    public, hidden = plain_suite()
+    tests = collect_tests(make_assignment(public, hidden))
+    (row,) = run_tests([tests["2b"][1]], {})
+    assert (row["number"], row["max_score"], row["visibility"], row["tags"]) == ("2b.2", 1.5, "after_published", ["mod.g"])
+
+
+class _Answers:
+    """A worker and a reference that answer every call with a value of their own."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def call(self, target, *args, **kwargs):
+        return types.SimpleNamespace(value=self.value, output="", fixtures=None)
+
+
+class Checked(Case):
+    @weight(1)
+    @number("1.1")
+    @tags("mod.f")
+    def test_check(self):
+        self.check("mod.f", [1.0, 2.0], scale=3)
+
+
+@pytest.mark.parametrize("student, passed", [(1.0, True), (1.5, False)])
+def test_check_calls_both_and_compares(student, passed):
+    reference = types.SimpleNamespace(call=lambda target, args, kwargs: _Answers(1.0).call(target))
+    (row,) = run(Checked, "test_check", context={"worker": _Answers(student), "reference": reference})
+    assert row["status"] == ("passed" if passed else "failed")
+    if not passed:  # the feedback names the value and the inputs it was given
+        assert "f(...) [[1.0, 2.0], scale=3]" in row["output"], row["output"]

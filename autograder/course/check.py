@@ -40,7 +40,7 @@ def run_check(assignment: Assignment, folder: Path, isolation: Isolation | None 
     decides: the Linux worker, or off Linux the portable path's plain subprocesses)."""
     expected = RecordedReference(assignment.recording) if assignment.in_bundle else None
     results = grade(assignment, folder, include_hidden=False, expected=expected, isolation=isolation)
-    public = collect_tests(assignment, include_hidden=False)
+    public = collect_tests(assignment, False, expected.test_weights() if expected else None)
     hidden = {q.id: q.points - sum(t.weight for t in public[q.id]) for q in assignment.config.questions}
     return SelfCheck(results, {q: p for q, p in hidden.items() if p > 1e-9}, assignment.config.manual_points)
 

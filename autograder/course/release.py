@@ -35,6 +35,7 @@ from autograder.course.templates import fill
 from autograder.grading.expected import LiveReference, RecordingReference
 from autograder.grading.grade import grade, module_names
 from autograder.grading.reference import load_reference
+from autograder.grading.runner import collect_tests
 from autograder.handout.handouts import build
 from autograder.written.giveaway import answer_finders, readable_text
 
@@ -73,6 +74,7 @@ def record_expected_values(assignment: Assignment, path: Path) -> None:
             "cannot be recorded (a public test must take them from self.expect, not "
             "self.ref):\n  " + "\n  ".join(failed)
         )
+    recorder.weights = {t.key: t.weight for tests in collect_tests(assignment).values() for t in tests if not t.hidden}
     recorder.save(path)
 
 

@@ -24,6 +24,27 @@ def describe(value: Any) -> str:
     return f"a {type(value).__name__} ({value!r})"
 
 
+def describe_inputs(args: Sequence[Any], kwargs: dict[str, Any]) -> str:
+    """A call's inputs for the feedback: small values as they are (rounded), others by shape."""
+    shown = [_shown(value) for value in args] + [f"{key}={_shown(value)}" for key, value in kwargs.items()]
+    return ", ".join(shown) or "no arguments"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (bool, int, str, type(None))):
+        return repr(value)
+    if isinstance(value, (float, list, tuple, np.ndarray, np.generic)) and np.size(value) <= 6:
+        try:
+            array = np.asarray(value)
+        except ValueError:  # a ragged list
+            array = np.asarray(None)
+        if array.dtype.kind in "biuf":
+            return str(np.round(array, 3).tolist())
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return f"a {type(value).__name__}"
+
+
 def as_numeric(value: Any, what: str) -> np.ndarray:
     """``value`` as a float array, or a failure saying what the student returned instead."""
     if isinstance(value, (bool, np.bool_)):

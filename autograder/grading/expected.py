@@ -43,6 +43,10 @@ class ReferenceCalls(Protocol):
     def helper_source(self) -> HelperSource:
         """What answers the student's helpers when a test runs again with them replaced."""
 
+    def test_weights(self) -> dict[str, float] | None:
+        """The points of the public tests where the hidden tests that would tell are absent (the
+        bundle's recording, keyed ``Class.method``); None where the tests themselves tell."""
+
 
 class ExpectedValueMissing(Exception):
     """The recording has no answer for a call: the bundle and the tests disagree."""
@@ -83,6 +87,9 @@ class LiveReference:
 
     def helper_source(self) -> HelperSource:
         return LiveHelpers(self.reference.modules)
+
+    def test_weights(self) -> dict[str, float] | None:
+        return None
 
     def call(self, target: str, args: list, kwargs: dict) -> CallResult:
         built: dict[str, Any] = {}
@@ -138,6 +145,7 @@ class Recording(BaseModel):
     numpy: str
     calls: dict[str, RecordedCall]
     helpers: list[RecordedHelper] = []
+    weights: dict[str, float] = {}  # the public tests' points (Class.method -> points)
 
 
 class RecordingReference:
@@ -149,9 +157,13 @@ class RecordingReference:
         self.encoder = Encoder()
         self.calls: dict[str, RecordedCall] = {}
         self.helpers: list[RecordedHelper] = []
+        self.weights: dict[str, float] = {}
 
     def helper_source(self) -> HelperSource:
         return LiveHelpers(self.live.reference.modules, recorder=self.record_helper)
+
+    def test_weights(self) -> dict[str, float] | None:
+        return None
 
     def record_helper(self, target: str, inputs: tuple, answer: Answer) -> None:
         encode = self.encoder.encode
@@ -176,7 +188,12 @@ class RecordingReference:
 
     def save(self, path: Path) -> None:
         document = Recording(
-            format=_FORMAT, assignment=self.assignment, numpy=np.__version__, calls=self.calls, helpers=self.helpers
+            format=_FORMAT,
+            assignment=self.assignment,
+            numpy=np.__version__,
+            calls=self.calls,
+            helpers=self.helpers,
+            weights=self.weights,
         )
         Path(path).write_bytes(pack(document.model_dump(), self.encoder.arrays))
 
@@ -208,6 +225,9 @@ class RecordedReference:
             ) from None
         finally:
             os.close(descriptor)
+
+    def test_weights(self) -> dict[str, float] | None:
+        return dict(self.recording.weights)
 
     def helper_source(self) -> HelperSource:
         decode = Decoder(self.arrays).decode

@@ -113,7 +113,7 @@ def grade(
                 ForkServer(isolation.python, assignment.fixtures_module, _preload(assignment))
             )
             sessions = partial(WorkerSession, forkserver=forkserver)
-        tests = collect_tests(assignment, include_hidden=include_hidden)
+        tests = collect_tests(assignment, include_hidden, expected.test_weights() if expected else None)
         if reference is None and (include_hidden or expected is None):
             reference = load_reference(assignment.solution_dir, module_names(config))
         fixtures = importlib.import_module(assignment.fixtures_module)

@@ -9,126 +9,38 @@ object, so it leaks into the next run. :class:`SafeJSONTestResult` closes each o
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import io
 import json
 import math
 import re
 import traceback
 import unittest
-from dataclasses import dataclass, replace
-from types import ModuleType
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
 
-from autograder.core.config import Assignment, ConfigError
+from autograder.core.config import Assignment
 from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession
+from autograder.grading.collect import TestInfo, declared_tests
 from autograder.grading.ownership import helpers_of, owners
-from autograder.grading.testing import GradedTestCase
 
-_TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 INTERNAL_ERROR = (
     "The autograder itself failed in this test ({error}). This is not a problem with "
     "your code; the course staff can see the details in the grader log."
 )
 
 
-@dataclass(frozen=True)
-class TestInfo:
-    """One graded test method and its declared metadata."""
-
-    cls: type[GradedTestCase]
-    method: str
-    question: str
-    number: str
-    weight: float
-    tags: tuple[str, ...]
-    visibility: str
-    hidden: bool
-    name: str
-    # (function, owner question) for each function it reaches that another question owns
-    helpers: tuple[tuple[str, str], ...] = ()
-
-    def instance(self) -> GradedTestCase:
-        return self.cls(self.method)
-
-
-def _test_classes(module: ModuleType) -> list[type[GradedTestCase]]:
-    return [
-        obj
-        for _, obj in inspect.getmembers(module, inspect.isclass)
-        if issubclass(obj, GradedTestCase) and obj.__module__ == module.__name__
-    ]
-
-
-def collect_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestInfo]]:
-    """Every graded test by question id, checked against the config. Raises ConfigError."""
-    config = assignment.config
-    by_question: dict[str, list[TestInfo]] = {q.id: [] for q in config.questions}
-    problems: list[str] = []
-    loader = unittest.TestLoader()
-    for kind, module_name in assignment.test_modules.items():
-        if kind == "hidden" and not include_hidden:
-            continue
-        module = importlib.import_module(module_name)
-        for cls in _test_classes(module):
-            if cls.question not in by_question:
-                problems.append(f"{cls.__name__}: question {cls.question!r} is not in the config")
-                continue
-            question = config.question(cls.question)
-            expected_visibility = question.hidden_visibility if kind == "hidden" else question.visibility
-            for method in loader.getTestCaseNames(cls):
-                function = getattr(cls, method)
-                where = f"{module_name}.{cls.__name__}.{method}"
-                weight = getattr(function, "__weight__", None)
-                number = getattr(function, "__number__", None)
-                tags = tuple(getattr(function, "__tags__", None) or ())
-                visibility = getattr(function, "__visibility__", None)
-                if not isinstance(weight, (int, float)) or weight <= 0:
-                    problems.append(f"{where}: needs @weight(points > 0) or @partial_credit(points)")
-                    continue
-                if not number or not str(number).startswith(cls.question + "."):
-                    problems.append(f"{where}: @number must start with '{cls.question}.', got {number!r}")
-                if not tags or not all(_TAG.match(t) for t in tags):
-                    problems.append(
-                        f"{where}: @tags must name the student functions it calls, as 'module.function'; got {tags!r}"
-                    )
-                if visibility != expected_visibility:
-                    problems.append(
-                        f"{where}: @visibility must be {expected_visibility!r} for a "
-                        f"{kind} test of question {cls.question}, got {visibility!r}"
-                    )
-                doc = (inspect.getdoc(function) or "").strip().splitlines()
-                by_question[cls.question].append(
-                    TestInfo(
-                        cls=cls,
-                        method=method,
-                        question=cls.question,
-                        number=str(number),
-                        weight=float(weight),
-                        tags=tags,
-                        visibility=str(visibility),
-                        hidden=kind == "hidden",
-                        name=doc[0] if doc else method,
-                    )
-                )
-    numbers = [t.number for tests in by_question.values() for t in tests]
-    for number in sorted({n for n in numbers if numbers.count(n) > 1}):
-        problems.append(f"test number {number} is used more than once")
-    if include_hidden:
-        for question in config.questions:
-            total = sum(t.weight for t in by_question[question.id])
-            if not math.isclose(total, question.points, abs_tol=1e-9):
-                problems.append(
-                    f"question {question.id}: tests weigh {total:g} points, config says {question.points:g}"
-                )
-    if problems:
-        raise ConfigError(f"the tests of {assignment.name} do not match its config:\n  " + "\n  ".join(problems))
-    owner = owners(config, {q: [t.tags for t in tests] for q, tests in by_question.items()})
+def collect_tests(
+    assignment: Assignment, include_hidden: bool = True, recorded_weights: Mapping[str, float] | None = None
+) -> dict[str, list[TestInfo]]:
+    """Every graded test by question id, sorted by number, each with the helpers it reaches
+    (:mod:`autograder.grading.collect` says what a test declares). Raises ConfigError."""
+    by_question = declared_tests(assignment, include_hidden, recorded_weights)
+    owner = owners(assignment.config, {q: [t.tags for t in tests] for q, tests in by_question.items()})
     for question_id, tests in by_question.items():
-        question = config.question(question_id)
+        question = assignment.config.question(question_id)
         tests[:] = [
             replace(t, helpers=tuple((f, owner[f]) for f in helpers_of(question, t.tags, owner))) for t in tests
         ]
@@ -144,6 +56,23 @@ class SafeJSONTestResult(JSONTestResult):
         self.rows: dict[str, dict] = {}
         self.pending: dict[str, list[str]] = {}
         self.suite_errors: list[str] = []
+
+    # What a test declares or takes by default (autograder.grading.collect), not only its decorators.
+    def getWeight(self, test: Any) -> Any:
+        info = getattr(test, "test_info", None)
+        return info.weight if info else super().getWeight(test)
+
+    def getNumber(self, test: Any) -> Any:
+        info = getattr(test, "test_info", None)
+        return info.number if info else super().getNumber(test)
+
+    def getVisibility(self, test: Any) -> Any:
+        info = getattr(test, "test_info", None)
+        return info.visibility if info else super().getVisibility(test)
+
+    def getTags(self, test: Any) -> Any:
+        info = getattr(test, "test_info", None)
+        return info.tags if info else super().getTags(test)
 
     def startTest(self, test: unittest.TestCase) -> None:
         function = getattr(type(test), test._testMethodName, None)
@@ -301,6 +230,7 @@ def _run_suite(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
         test = info.instance()
         for key, value in context.items():
             setattr(test, key, value)
+        test.test_info = info  # type: ignore[attr-defined]  # read by SafeJSONTestResult
         suite.addTest(test)
         instances.append((info, test))
     runner = SafeJSONTestRunner(stream=io.StringIO(), buffer=True, failure_prefix="")

@@ -1,10 +1,12 @@
 """The base class of every graded test, and the helpers tests use to call student code.
 
-Tests are ``unittest`` methods decorated with gradescope-utils (``weight``, ``number``, ``tags``,
-``visibility``, ``partial_credit``). They run in the grader: inputs are built here, student code runs
-in the worker via :meth:`GradedTestCase.call`, expected values come from the reference through
-:meth:`GradedTestCase.expect` (the same call, answered by the reference solution or, in the student
-bundle, by a recording of it), and every verdict is an assertion made here. Hidden tests may also
+Tests are ``unittest`` methods of a subclass per question. Their number, points, visibility and
+tags have defaults (:mod:`autograder.grading.collect`); gradescope-utils' decorators (``weight``,
+``number``, ``tags``, ``visibility``, ``partial_credit``) declare what differs. They run in the
+grader: inputs are built here, student code runs in the worker via :meth:`GradedTestCase.call`,
+expected values come from the reference through :meth:`GradedTestCase.expect` (the same call,
+answered by the reference solution or, in the student bundle, by a recording of it), and every
+verdict is an assertion made here; :meth:`GradedTestCase.check` does all three. Hidden tests may also
 use the reference modules directly (``self.ref``); public tests may not, as the bundle has none.
 """
 
@@ -22,9 +24,11 @@ from autograder.grading.expected import ReferenceCalls
 
 
 class GradedTestCase(unittest.TestCase):
-    """Subclass per question and set ``question`` to its id (``"2b"``)."""
+    """Subclass per question and set ``question`` to its id (``"2b"``); ``functions`` names the
+    student functions its tests reach, when they are more than those its code names."""
 
     question: ClassVar[str] = ""
+    functions: ClassVar[tuple[str, ...]] = ()
 
     # Attached to every test instance by the runner before it runs (see autograder.grading.runner).
     worker: WorkerSession
@@ -56,6 +60,28 @@ class GradedTestCase(unittest.TestCase):
 
     def expect(self, target: str, *args: Any, **kwargs: Any) -> Any:
         return self.expect_full(target, *args, **kwargs).value
+
+    def check(
+        self,
+        target: str,
+        *args: Any,
+        case: str | None = None,
+        what: str | None = None,
+        rows: bool = False,
+        rtol: float = 1e-5,
+        atol: float = 1e-7,
+        **kwargs: Any,
+    ) -> Any:
+        """``target(*args, **kwargs)`` gives the reference's value, within the tolerances: the call,
+        the expected value and the comparison in one. ``case`` describes the inputs in the feedback
+        (by default their values, or their shapes when large); ``what`` names the value
+        (``softmax(x)``). Returns the student's value."""
+        case = case if case is not None else checks.describe_inputs(args, kwargs)
+        value = self.call(target, *args, case=case, **kwargs)
+        expected = self.expect(target, *args, **kwargs)
+        self.assert_close(value, expected, what or f"{target.rsplit('.', 1)[-1]}(...)", case=case, rows=rows,
+                          rtol=rtol, atol=atol)  # fmt: skip
+        return value
 
     def _keep_output(self, target: str, output: str) -> None:
         # Not in a rerun with the reference's helpers: the student's code could print what they

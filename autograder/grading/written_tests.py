@@ -16,7 +16,15 @@ from autograder.written.transition_table import TableError, grade_table
 
 
 class WrittenTestCase(GradedTestCase):
+    """Subclass per written question; its tests are tagged ``written.answer_<question>`` unless
+    they say otherwise, as they call no student function."""
+
     answers: SubmittedAnswers
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        if cls.question and "functions" not in vars(cls):
+            cls.functions = (f"written.answer_{cls.question.replace('-', '_')}",)
 
     def answer(self) -> str:
         """The student's answer to this test's question, or a failure saying why there is none."""

@@ -6,7 +6,7 @@ import weakref
 from typing import ClassVar
 
 import numpy as np
-from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
+from gradescope_utils.autograder_utils.decorators import partial_credit, tags, weight
 
 from autograder.assignments.parser.handout import ANSWER_FORMATS, GOLD_TREE
 from autograder.assignments.parser.support import (
@@ -34,11 +34,8 @@ from autograder.grading.written_tests import WrittenTestCase
 
 class AdamHidden(AdamMixin):
     question = "1a"
+    functions = ADAM
 
-    @weight(1)
-    @number("1a.3")
-    @tags(*ADAM)
-    @visibility("after_due_date")
     def test_weight_decay(self):
         """Adam with weight decay and other betas follows the reference for 30 steps"""
         case = "weight_decay 0.1, betas (0.8, 0.99), eps 1e-6, lr 0.05"
@@ -47,10 +44,6 @@ class AdamHidden(AdamMixin):
         )
         self.check_trajectory(got, expected, case)
 
-    @weight(1)
-    @number("1a.4")
-    @tags(*ADAM)
-    @visibility("after_due_date")
     def test_state_per_parameter(self):
         """Adam keeps separate moments for each parameter"""
         case = "two parameters of the same shape with gradients of very different sizes"
@@ -59,10 +52,6 @@ class AdamHidden(AdamMixin):
         )
         self.check_trajectory(got, expected, case)
 
-    @weight(1)
-    @number("1a.5")
-    @tags(*ADAM)
-    @visibility("after_due_date")
     def test_in_place(self):
         """Adam updates the very arrays it was given, and leaves the gradients alone"""
         case = "3 steps on one (4,) parameter"
@@ -79,10 +68,7 @@ class AdamHidden(AdamMixin):
 class DropoutHidden(GradedTestCase):
     question = "1b"
 
-    @weight(1)
-    @number("1b.3")
     @tags(*DROPOUT)
-    @visibility("after_due_date")
     def test_drop_rate(self):
         """the fraction of dropped units is p_drop, within a 5-sigma bound"""
         n, p = 100_000, 0.4
@@ -102,10 +88,7 @@ class DropoutHidden(GradedTestCase):
                 f"{p} +- {bound:.4f} (is p_drop the probability of DROPPING?)"
             )
 
-    @weight(1)
-    @number("1b.4")
     @tags(*DROPOUT)
-    @visibility("after_due_date")
     def test_backward_uses_the_same_mask(self):
         """dropout_backward multiplies by the forward pass's mask and scale"""
         x = np.random.default_rng(10).uniform(1.0, 2.0, size=(50, 40))
@@ -116,9 +99,7 @@ class DropoutHidden(GradedTestCase):
         self.assert_close(got["dx"], dout * kept, "dx (the mask of the forward pass, times dout)", case=case)
 
     @weight(0.5)
-    @number("1b.5")
     @tags("layers.dropout_forward")
-    @visibility("after_due_date")
     def test_uses_the_given_generator(self):
         """dropout draws its mask from the generator it is given"""
         case = "three calls with generators seeded 5, 5 and 6"
@@ -130,9 +111,7 @@ class DropoutHidden(GradedTestCase):
             self.fail(f"dropout_forward [{case}]: generators with different seeds gave the same mask")
 
     @weight(0.5)
-    @number("1b.6")
     @tags("layers.dropout_forward")
-    @visibility("after_due_date")
     def test_draws_nothing_when_off(self):
         """dropout draws no random numbers when it is off (evaluation, or p_drop = 0)"""
         x = np.random.default_rng(15).standard_normal((6, 5))
@@ -150,11 +129,8 @@ class DropoutHidden(GradedTestCase):
 
 class LayersHidden(GradedTestCase):
     question = "1c"
+    functions = CROSS_ENTROPY
 
-    @weight(1)
-    @number("1c.4")
-    @tags(*CROSS_ENTROPY)
-    @visibility("after_due_date")
     def test_huge_logits(self):
         """softmax cross-entropy stays finite and right for logits of size 1e4"""
         logits = np.array([[1e4, 0.0, -1e4], [-5e3, 5e3, 5e3 - 2.0], [3.0, 2.0, 1.0]])
@@ -177,11 +153,8 @@ class LayersHidden(GradedTestCase):
 
 class TransitionsHidden(GradedTestCase):
     question = "2a"
+    functions = PARTIAL_PARSE
 
-    @weight(1)
-    @number("2a.4")
-    @tags(*PARTIAL_PARSE)
-    @visibility("after_due_date")
     def test_sentence_untouched(self):
         """parsing leaves the input sentence list unchanged"""
         sentence = ["we", "parse", "words"]
@@ -193,10 +166,6 @@ class TransitionsHidden(GradedTestCase):
                 "keep self.sentence as it is and work on a copy in self.buffer"
             )
 
-    @weight(1)
-    @number("2a.5")
-    @tags(*PARTIAL_PARSE)
-    @visibility("after_due_date")
     def test_gold_tree(self):
         """the transition sequence of a gold tree yields exactly its arcs"""
         gold = arcs(GOLD_TREE.arcs)
@@ -209,38 +178,23 @@ class TransitionsHidden(GradedTestCase):
 
 class MinibatchHidden(MinibatchMixin):
     question = "2b"
+    functions = MINIBATCH
 
-    @weight(1)
-    @number("2b.3")
-    @tags(*MINIBATCH)
-    @visibility("after_due_date")
     def test_batch_larger_than_data(self):
         """minibatch_parse when batch_size exceeds the number of sentences"""
         self.minibatch_case([[3, 1], [2, 2, 4], [5]], 10, "3 sentences, batch_size 10")
 
-    @weight(1)
-    @number("2b.4")
-    @tags(*MINIBATCH)
-    @visibility("after_due_date")
     def test_order_with_staggered_finishes(self):
         """results stay in sentence order when short sentences finish first"""
         sentences = [[2 * i + 1 for i in range(n)] + [4] for n in (7, 1, 5, 0, 3, 9, 2)]
         self.minibatch_case(sentences, 3, "7 sentences of lengths 8, 2, 6, 1, 4, 10, 3, batch_size 3")
 
-    @weight(1)
-    @number("2b.5")
-    @tags(*MINIBATCH)
-    @visibility("after_due_date")
     def test_many_sentences(self):
         """minibatch_parse over 40 sentences with batch_size 7"""
         generator = np.random.default_rng(14)
         sentences = [generator.integers(1, 20, size=generator.integers(1, 12)).tolist() for _ in range(40)]
         self.minibatch_case(sentences, 7, "40 random sentences of 1 to 11 words, batch_size 7")
 
-    @weight(1)
-    @number("2b.6")
-    @tags(*MINIBATCH)
-    @visibility("after_due_date")
     def test_equal_sentences(self):
         """identical sentences are parsed independently, and the sentences are left unchanged"""
         sentence = [2, 5, 8]
@@ -255,11 +209,8 @@ class MinibatchHidden(MinibatchMixin):
 
 class EmbeddingHidden(GradedTestCase):
     question = "3a"
+    functions = LOOKUP
 
-    @weight(1.5)
-    @number("3a.2")
-    @tags(*LOOKUP)
-    @visibility("after_due_date")
     def test_default_sizes(self):
         """embedding_lookup at the real sizes: 36 features of 50 dimensions"""
         data = ModelCase(40, n_tokens=300, embed_size=50, n_features=36, hidden_size=20, batch=64, repeated=10)
@@ -270,11 +221,8 @@ class EmbeddingHidden(GradedTestCase):
 
 class ForwardHidden(GradedTestCase):
     question = "3b"
+    functions = FORWARD
 
-    @weight(1)
-    @number("3b.3")
-    @tags(*FORWARD)
-    @visibility("after_due_date")
     def test_training_mode(self):
         """in training, dropout varies the logits, which average to the evaluation logits"""
         data = ModelCase(41, hidden_size=40, batch=4)
@@ -299,11 +247,9 @@ class ForwardHidden(GradedTestCase):
 
 class BackwardHidden(ModelMixin):
     question = "3c"
+    functions = BACKWARD
 
     @partial_credit(1)
-    @number("3c.3")
-    @tags(*BACKWARD)
-    @visibility("after_due_date")
     def test_default_sizes(self, set_score=None):
         """backward at the real sizes (36 features, embed 50, hidden 200), every parameter"""
         data = ModelCase(42, n_tokens=500, embed_size=50, n_features=36, hidden_size=200, batch=128, repeated=12)
@@ -312,9 +258,6 @@ class BackwardHidden(ModelMixin):
             self.fail("\n".join(self.gradient_problems))
 
     @partial_credit(2)
-    @number("3c.4")
-    @tags(*BACKWARD)
-    @visibility("after_due_date")
     def test_training_mode(self, set_score=None):
         """backward in training mode, through the dropout mask of the forward pass (partial credit per
         parameter)"""
@@ -445,9 +388,7 @@ class EndToEnd(GradedTestCase):
         return self._runs[self.worker]
 
     @partial_credit(8)
-    @number("4.1")
     @tags(*TRAINING)
-    @visibility("after_due_date")
     def test_training(self, set_score=None):
         """your model, Adam and training loop learn to parse a small synthetic treebank"""
         got = self.trained()
@@ -507,9 +448,7 @@ class EndToEnd(GradedTestCase):
         )
 
     @weight(2)
-    @number("4.2")
     @tags("run.train", "run.train_for_epoch")
-    @visibility("after_due_date")
     def test_dropout_in_training(self):
         """the training step runs the model in training mode, so that dropout is on"""
         calls = self.trained()["forward_calls"]
@@ -527,11 +466,8 @@ class EndToEnd(GradedTestCase):
 
 class DropoutScaleAnswer(WrittenTestCase):
     question = "1b-i"
+    functions = ("written.dropout_scale",)
 
-    @weight(1)
-    @number("1b-i.1")
-    @tags("written.dropout_scale")
-    @visibility("after_due_date")
     def test_gamma(self):
         """the scale gamma of dropout, as a formula in p_drop"""
         self.check_formula(
@@ -543,11 +479,9 @@ class DropoutScaleAnswer(WrittenTestCase):
 
 class TransitionTableAnswer(WrittenTestCase):
     question = "2a-i"
+    functions = ("written.transition_table",)
 
     @partial_credit(3)
-    @number("2a-i.1")
-    @tags("written.transition_table")
-    @visibility("after_due_date")
     def test_table(self, set_score=None):
         """the transition table of the handout's sentence (partial credit per step and per arc)"""
         self.grade_transition_table(ANSWER_FORMATS[self.question], 3, set_score)
@@ -555,11 +489,8 @@ class TransitionTableAnswer(WrittenTestCase):
 
 class TransitionCountAnswer(WrittenTestCase):
     question = "2a-ii"
+    functions = ("written.transition_count",)
 
-    @weight(1)
-    @number("2a-ii.1")
-    @tags("written.transition_count")
-    @visibility("after_due_date")
     def test_count(self):
         """the number of transitions for a sentence of n words, as a formula in n"""
         self.check_formula(ANSWER_FORMATS[self.question], lambda v: 2 * v["n"], [{"n": n} for n in (1, 2, 3, 7)])

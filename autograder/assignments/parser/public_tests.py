@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
+from gradescope_utils.autograder_utils.decorators import partial_credit, tags, weight
 
 from autograder.assignments.parser.support import (
     ADAM,
@@ -28,11 +28,9 @@ from autograder.grading.testing import GradedTestCase
 
 class AdamPublic(AdamMixin):
     question = "1a"
+    functions = ADAM
 
     @weight(2)
-    @number("1a.1")
-    @tags(*ADAM)
-    @visibility("visible")
     def test_trajectory(self):
         """Adam follows the reference for 50 steps on three parameters (one with tiny gradients)"""
         case = "shapes (3,), (2, 4), (5, 1); 'tiny' has gradients of size 1e-6"
@@ -41,10 +39,6 @@ class AdamPublic(AdamMixin):
         )
         self.check_trajectory(got, expected, case)
 
-    @weight(1)
-    @number("1a.2")
-    @tags(*ADAM)
-    @visibility("visible")
     def test_first_step(self):
         """the first step moves every parameter by about lr (bias correction)"""
         case = "one step, lr 0.1, gradients from 0.01 to 100 in size"
@@ -56,11 +50,8 @@ class AdamPublic(AdamMixin):
 
 class DropoutPublic(GradedTestCase):
     question = "1b"
+    functions = DROPOUT
 
-    @weight(1)
-    @number("1b.1")
-    @tags(*DROPOUT)
-    @visibility("visible")
     def test_scaling(self):
         """dropped units are 0, kept ones all scaled by one gamma that keeps E[out] = x"""
         p_drop = 0.3
@@ -88,10 +79,6 @@ class DropoutPublic(GradedTestCase):
                 "(question 1b-i)"
             )
 
-    @weight(1)
-    @number("1b.2")
-    @tags(*DROPOUT)
-    @visibility("visible")
     def test_identity_at_evaluation(self):
         """dropout is the identity at evaluation, forward and backward"""
         x = np.random.default_rng(4).standard_normal((20, 10))
@@ -105,10 +92,7 @@ class DropoutPublic(GradedTestCase):
 class LayersPublic(GradedTestCase):
     question = "1c"
 
-    @weight(1)
-    @number("1c.1")
     @tags(*RELU)
-    @visibility("visible")
     def test_relu(self):
         """ReLU forward and backward"""
         x = np.array([[-2.0, -0.5, 0.5, 3.0], [1.0, -1.0, 0.25, -4.0]])
@@ -128,19 +112,13 @@ class LayersPublic(GradedTestCase):
         expected = self.expect("layers.softmax_cross_entropy", logits, labels)
         self.assert_close(got[part], expected[part], ("mean loss", "dlogits")[part], case=case)
 
-    @weight(1)
-    @number("1c.2")
     @tags(*CROSS_ENTROPY)
-    @visibility("visible")
     def test_cross_entropy_loss(self):
         """softmax cross-entropy: the mean loss"""
         rng_ = np.random.default_rng(6)
         self.cross_entropy(rng_.standard_normal((5, 3)), rng_.integers(0, 3, 5), 0, "5 examples, 3 classes")
 
-    @weight(1)
-    @number("1c.3")
     @tags(*CROSS_ENTROPY)
-    @visibility("visible")
     def test_cross_entropy_gradient(self):
         """softmax cross-entropy: the gradient of the mean loss"""
         rng_ = np.random.default_rng(6)
@@ -149,6 +127,7 @@ class LayersPublic(GradedTestCase):
 
 class TransitionsPublic(GradedTestCase):
     question = "2a"
+    functions = PARTIAL_PARSE
 
     def configurations(self, sentence: list, transitions: list, case: str) -> tuple:
         got = self.call("fixtures:parse_steps", sentence, transitions, case=case)
@@ -165,10 +144,6 @@ class TransitionsPublic(GradedTestCase):
                     f"{mine[2]}; expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}"
                 )
 
-    @weight(1)
-    @number("2a.1")
-    @tags(*PARTIAL_PARSE)
-    @visibility("visible")
     def test_initial(self):
         """a new parse has ROOT on the stack and the whole sentence in the buffer"""
         sentence = ["parse", "this", "sentence"]
@@ -176,9 +151,6 @@ class TransitionsPublic(GradedTestCase):
         self.compare(got, expected, [], "'parse this sentence'")
 
     @weight(2)
-    @number("2a.2")
-    @tags(*PARTIAL_PARSE)
-    @visibility("visible")
     def test_each_transition(self):
         """SHIFT, LEFT-ARC and RIGHT-ARC from given configurations"""
         cases = [
@@ -198,10 +170,6 @@ class TransitionsPublic(GradedTestCase):
                     f"expected stack {theirs[0]}, buffer {theirs[1]}, arcs {theirs[2]}"
                 )
 
-    @weight(1)
-    @number("2a.3")
-    @tags(*PARTIAL_PARSE)
-    @visibility("visible")
     def test_full_sequence(self):
         """a full transition sequence, checked after every step"""
         sentence = ["the", "old", "dog", "barked", "loudly"]
@@ -213,19 +181,12 @@ class TransitionsPublic(GradedTestCase):
 
 class MinibatchPublic(MinibatchMixin):
     question = "2b"
+    functions = MINIBATCH
 
-    @weight(1)
-    @number("2b.1")
-    @tags(*MINIBATCH)
-    @visibility("visible")
     def test_batch_of_one(self):
         """minibatch_parse with batch_size 1"""
         self.minibatch_case([[1, 2, 3], [4, 5], [6]], 1, "3 sentences, batch_size 1")
 
-    @weight(1)
-    @number("2b.2")
-    @tags(*MINIBATCH)
-    @visibility("visible")
     def test_batch_of_two(self):
         """minibatch_parse with batch_size 2 and sentences of different lengths"""
         self.minibatch_case(
@@ -237,11 +198,8 @@ class MinibatchPublic(MinibatchMixin):
 
 class EmbeddingPublic(GradedTestCase):
     question = "3a"
+    functions = LOOKUP
 
-    @weight(1.5)
-    @number("3a.1")
-    @tags(*LOOKUP)
-    @visibility("visible")
     def test_lookup(self):
         """embedding_lookup concatenates the embeddings of each row's ids"""
         data = ModelCase(30)
@@ -253,10 +211,7 @@ class EmbeddingPublic(GradedTestCase):
 class ForwardPublic(GradedTestCase):
     question = "3b"
 
-    @weight(1)
-    @number("3b.1")
     @tags("parser_model.ParserModel.__init__")
-    @visibility("visible")
     def test_parameters(self):
         """the parameters have the documented shapes and dtype, with Xavier-uniform weights and zero biases"""
         case = "ParserModel(embeddings (30, 8), n_features 6, hidden_size 20)"
@@ -292,9 +247,7 @@ class ForwardPublic(GradedTestCase):
                 )
 
     @weight(2)
-    @number("3b.2")
     @tags(*FORWARD)
-    @visibility("visible")
     def test_forward_evaluation(self):
         """forward at evaluation gives the reference logits for the same weights"""
         data = ModelCase(31)
@@ -307,11 +260,9 @@ class ForwardPublic(GradedTestCase):
 
 class BackwardPublic(ModelMixin):
     question = "3c"
+    functions = BACKWARD
 
     @partial_credit(1.5)
-    @number("3c.1")
-    @tags(*BACKWARD)
-    @visibility("visible")
     def test_gradients(self, set_score=None):
         """backward: the gradient of every parameter (partial credit per parameter)"""
         fraction = self.check_gradients(ModelCase(32), PARAM_NAMES)
@@ -319,10 +270,6 @@ class BackwardPublic(ModelMixin):
         if self.gradient_problems:
             self.fail("\n".join(self.gradient_problems))
 
-    @weight(1.5)
-    @number("3c.2")
-    @tags(*BACKWARD)
-    @visibility("visible")
     def test_repeated_ids(self):
         """backward: the embedding gradient adds up over repeated ids"""
         data = ModelCase(33, n_tokens=6, repeated=4, batch=10)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from gradescope_utils.autograder_utils.decorators import number, partial_credit, tags, visibility, weight
+from gradescope_utils.autograder_utils.decorators import partial_credit, weight
 
 from autograder.assignments.word2vec.public_tests import NAIVE_TAGS, NEG_TAGS
 from autograder.assignments.word2vec.support import (
@@ -20,10 +20,6 @@ from autograder.grading.testing import GradedTestCase
 class SoftmaxHidden(GradedTestCase):
     question = "1a"
 
-    @weight(1)
-    @number("1a.3")
-    @tags("nn_basics.softmax")
-    @visibility("after_due_date")
     def test_large_inputs(self):
         """softmax is numerically stable for large inputs"""
         for x in (np.array([1001.0, 1002.0]), np.array([[-1001.0, -1002.0], [3.0, 4.0]]), np.array([[1e4, 0.0, -1e4]])):
@@ -35,10 +31,6 @@ class SoftmaxHidden(GradedTestCase):
                 case=case,
             )
 
-    @weight(1)
-    @number("1a.4")
-    @tags("nn_basics.softmax")
-    @visibility("after_due_date")
     def test_input_untouched(self):
         """softmax leaves its input unchanged"""
         x = np.random.default_rng(3).standard_normal((4, 5))
@@ -51,10 +43,6 @@ class SoftmaxHidden(GradedTestCase):
 class SigmoidHidden(GradedTestCase):
     question = "1b"
 
-    @weight(1)
-    @number("1b.3")
-    @tags("nn_basics.sigmoid")
-    @visibility("after_due_date")
     def test_matrix_and_extremes(self):
         """sigmoid of a matrix, including large positive and negative inputs"""
         x = np.array([[-40.0, -5.0, 0.0], [5.0, 40.0, 0.25]])
@@ -66,11 +54,8 @@ class SigmoidHidden(GradedTestCase):
 
 class ForwardBackwardHidden(GradedTestCase):
     question = "1c"
+    functions = ("nn_basics.forward_backward_prop", *NETWORK_TAGS)
 
-    @weight(2)
-    @number("1c.3")
-    @tags("nn_basics.forward_backward_prop", *NETWORK_TAGS)
-    @visibility("after_due_date")
     def test_other_sizes(self):
         """cost and gradient of a wider network on a larger batch"""
         dims, n = [6, 8, 4], 20
@@ -97,11 +82,8 @@ class ForwardBackwardHidden(GradedTestCase):
 
 class InputGradientHidden(GradedTestCase):
     question = "1d"
+    functions = ("nn_basics.input_gradient", *NETWORK_TAGS)
 
-    @weight(1.5)
-    @number("1d.2")
-    @tags("nn_basics.input_gradient", *NETWORK_TAGS)
-    @visibility("after_due_date")
     def test_larger(self):
         """gradient with respect to X for a larger network and batch"""
         dims, n = [7, 6, 5], 12
@@ -115,10 +97,6 @@ class InputGradientHidden(GradedTestCase):
 class Word2vecSigmoidHidden(GradedTestCase):
     question = "2a"
 
-    @weight(0.25)
-    @number("2a.2")
-    @tags("word2vec.sigmoid")
-    @visibility("after_due_date")
     def test_matrix(self):
         """sigmoid of a matrix"""
         x = np.random.default_rng(4).standard_normal((3, 4)) * 3
@@ -127,10 +105,6 @@ class Word2vecSigmoidHidden(GradedTestCase):
             self.call("word2vec.sigmoid", x, case=case), self.ref.word2vec.sigmoid(x.copy()), "sigmoid(x)", case=case
         )
 
-    @weight(0.25)
-    @number("2a.3")
-    @tags("word2vec.sigmoid")
-    @visibility("after_due_date")
     def test_large_inputs(self):
         """sigmoid gives finite values for large |x| (0 and 1 at x = -800 and 800, not NaN)"""
         x = np.array([-800.0, -40.0, 0.0, 40.0, 800.0])
@@ -142,12 +116,9 @@ class Word2vecSigmoidHidden(GradedTestCase):
 
 class NaiveSoftmaxHidden(LossTestsMixin):
     question = "2b"
+    functions = NAIVE_TAGS
     target = "word2vec.naive_softmax_loss_and_gradient"
 
-    @weight(1.5)
-    @number("2b.4")
-    @tags(*NAIVE_TAGS)
-    @visibility("after_due_date")
     def test_large_scores(self):
         """naive softmax with 12 words, d = 6 and large scores (needs a stable softmax)"""
         for part in ("loss", "center", "outside"):
@@ -156,12 +127,9 @@ class NaiveSoftmaxHidden(LossTestsMixin):
 
 class NegativeSamplingHidden(LossTestsMixin):
     question = "2c"
+    functions = NEG_TAGS
     target = "word2vec.neg_sampling_loss_and_gradient"
 
-    @weight(1.5)
-    @number("2c.4")
-    @tags(*NEG_TAGS)
-    @visibility("after_due_date")
     def test_many_repeats(self):
         """negative sampling when one negative is drawn many times, K = 6"""
         script = [3, 3, 0, 3, 3, 7, 3, 5]  # the outside word for seed 41 is never 3
@@ -172,10 +140,6 @@ class NegativeSamplingHidden(LossTestsMixin):
 class SkipgramHidden(SkipgramTestsMixin):
     question = "2d"
 
-    @weight(2)
-    @number("2d.3")
-    @tags("word2vec.skipgram")
-    @visibility("after_due_date")
     def test_repeats_and_center(self):
         """skip-gram when outside words repeat and include the center word itself"""
         self.check_skipgram_values(
@@ -183,9 +147,6 @@ class SkipgramHidden(SkipgramTestsMixin):
         )
 
     @weight(1)
-    @number("2d.4")
-    @tags("word2vec.skipgram")
-    @visibility("after_due_date")
     def test_larger_vocabulary(self):
         """skip-gram with 12 words and d = 5"""
         self.check_skipgram_values(12, 5, "k", ["h", "i", "j", "l"], 53, case="12 words, center 'k'")
@@ -195,19 +156,12 @@ class SgdHidden(SgdTestsMixin):
     question = "3"
 
     @partial_credit(1.5)
-    @number("3.3")
-    @tags("sgd.sgd")
-    @visibility("after_due_date")
     def test_steep(self, set_score=None):
         """sgd follows the exact trajectory on a steep quadratic (f called once per iteration)"""
         self.sgd_case(
             1.5, set_score, -1.0, 2.0, 0.2, 7, scale=2.0, case="f(x) = 2 (x + 1)^2 from x0 = 2, step 0.2, 7 steps"
         )
 
-    @weight(0.5)
-    @number("3.4")
-    @tags("sgd.sgd")
-    @visibility("after_due_date")
     def test_postprocessing(self):
         """sgd applies postprocessing to x after every update"""
         case = "f(x) = |x - (3, 0, 4)|^2 from (0, 1, 0), step 0.1, postprocessing x / max(1, |x|)"
@@ -226,18 +180,10 @@ class SgdHidden(SgdTestsMixin):
                 "the given code applies it to x after every update"
             )
 
-    @weight(0.5)
-    @number("3.5")
-    @tags("sgd.sgd")
-    @visibility("after_due_date")
     def test_annealing(self):
         """sgd halves the step every ANNEAL_EVERY iterations"""
         self.check_step_sizes(resume_after=0, case="f(x) = x from x0 = 0, step 1, 10 iterations, ANNEAL_EVERY = 4")
 
-    @weight(0.5)
-    @number("3.6")
-    @tags("sgd.sgd")
-    @visibility("after_due_date")
     def test_resume(self):
         """sgd with use_saved=True goes on from the newest checkpoint"""
         self.check_step_sizes(
