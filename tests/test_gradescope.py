@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 from autograder.course.build import build
-from autograder.core.config import load_assignment
+from autograder.core.config import available_assignments, load_assignment
 from autograder.course.dependencies import DEFAULT_IMAGE, IMAGES
 from tests.conftest import assert_questions_complete, lost_points, question_scores
 from tests.fixtures.word2vec_bugs import BUGS
@@ -97,8 +97,13 @@ def _check_reference_gets_full_marks(gradescope, repo, assignment: str) -> None:
     _check_protections(printed)
 
 
-def test_word2vec_reference_gets_full_marks(gradescope, repo):
-    _check_reference_gets_full_marks(gradescope, repo, "word2vec")
+@pytest.mark.parametrize("name", available_assignments())
+def test_reference_gets_full_marks(gradescope, repo, name):
+    _check_reference_gets_full_marks(gradescope, repo, name)
+
+
+def test_the_installed_source_and_metadata_are_private(gradescope, repo):
+    gradescope.install("word2vec")
     layout = gradescope.layout
     assert oct(layout.source.stat().st_mode & 0o777) == oct(0o700)
     assert oct(layout.metadata.stat().st_mode & 0o777) == oct(0o600)
@@ -119,6 +124,3 @@ def test_word2vec_bug_loses_points_only_in_its_question(gradescope, repo, tmp_pa
     assert {t.number.split(".")[0] for t in lost_points(results)} == bug.questions
     assert question_scores(results)["3"][0] == 0
 
-
-def test_parser_reference_gets_full_marks(gradescope, repo):
-    _check_reference_gets_full_marks(gradescope, repo, "parser")

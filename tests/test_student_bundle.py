@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import zipfile
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course.release import leaks, write_bundle
+from autograder.grading.runner import collect_tests
 from autograder.core.config import available_assignments, load_assignment
 from autograder.course.dataset import DatasetError
 from autograder.core.results import GradescopeResults
@@ -107,20 +109,36 @@ def test_self_check_gives_the_messages_of_the_grader(bundle, tmp_path, repo, wor
     assert {t.number for t in checked.tests if t.status == "failed"} == {"2b.2", "2b.3"}
 
 
-def test_parser_bundle_leaks_nothing_and_passes_the_reference(tmp_path, repo, ewt_stand_in):
-    """The recording covers the parser's stateful probes (Adam runs, parses, models)."""
-    assignment = load_assignment("parser")
-    folder = tmp_path / "hw2"
+def _total(printed: str) -> tuple[float, float] | None:
+    """The score and the points of check's "Total:" line."""
+    found = re.search(r"Total: ([0-9.]+) / ([0-9.]+)", printed)
+    return (float(found[1]), float(found[2])) if found else None
+
+
+@pytest.mark.parametrize("name", available_assignments())
+def test_bundle_leaks_nothing_gives_the_starter_zero_and_the_reference_every_public_point(name, tmp_path, repo,
+                                                                                        ewt_stand_in):
+    """Each assignment's bundle: its check runs the starter without a crash (0, every public question
+    listed) and gives the reference every public point, from the recording (for the parser: Adam
+    runs, parses and models); check-written finds every reference answer."""
+    assignment = load_assignment(name)
+    folder = tmp_path / name
     write_bundle(assignment, folder, data=ewt_stand_in)
     assert leaks(assignment, folder) == []
-    for name in assignment.config.submission_files:
-        shutil.copy(repo / "solutions" / "parser" / name, folder / name)
-    shutil.copy(repo / "solutions" / "written" / "parser.md", folder / "written.md")
-    run = in_bundle(folder, "check", "parser")
+    public = collect_tests(assignment, include_hidden=False)
+    points = sum(t.weight for tests in public.values() for t in tests)
+    starter = in_bundle(folder, "check", name)
+    assert _total(starter.stdout) == (0, pytest.approx(points)), starter.stdout[-3000:]
+    assert "Traceback" not in starter.stdout + starter.stderr
+    for file in assignment.config.submission_files:
+        shutil.copy(repo / "solutions" / name / file, folder / file)
+    shutil.copy(repo / "solutions" / "written" / f"{name}.md", folder / "written.md")
+    run = in_bundle(folder, "check", name)
     assert run.returncode == 0, run.stdout[-3000:]
-    assert "Total: 21.50 / 21.50" in run.stdout  # 3c moved 1 point into the hidden 3c.4
-    written = in_bundle(folder, "check-written", "parser")  # finds written.md: it holds the answers
-    assert written.returncode == 0 and "8 of 8 written questions answered." in written.stdout
+    assert _total(run.stdout) == (pytest.approx(points), pytest.approx(points)), run.stdout[-3000:]
+    written = in_bundle(folder, "check-written", name)  # finds written.md: it holds the answers
+    count = len(assignment.config.written_questions)
+    assert written.returncode == 0 and f"{count} of {count} written questions answered." in written.stdout
 
 
 @pytest.mark.parametrize("name", available_assignments())

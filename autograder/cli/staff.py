@@ -335,7 +335,44 @@ def add_gradescope(commands: Commands) -> None:
     gradescope.set_defaults(run=_gradescope)
 
 
+def _new(args: argparse.Namespace) -> int:
+    from autograder.course.new import check_name, create, remove
+
+    check_name(args.name)
+    try:
+        written = create(args.name, args.title)
+    except BaseException:
+        remove(args.name)  # nothing half-made stays behind to block the next try
+        raise
+    print(
+        f"wrote {len(written)} files of the assignment {args.name}. Next: python -m autograder grade {args.name} "
+        f"solutions/{args.name}  (full marks), then make it yours: docs/authoring-guide.md"
+    )
+    return 0
+
+
+def add_new(commands: Commands) -> None:
+    new = commands.add_parser(
+        "new",
+        help="start a new assignment: a complete, working example to rewrite",
+        description="Write a new assignment NAME that works from the start: a reference solution with\n"
+        "solution markers (solutions/NAME/NAME.py), its config, public and hidden tests (a numeric\n"
+        "check and a gradient check), a handout with an auto-graded and a hand-graded written\n"
+        "question and their reference answers, all under autograder/assignments/NAME,\n"
+        "solutions/NAME and handouts/NAME.md; then the generated handout notebook, answer sheet\n"
+        "and starter (assignment/NAME). Refuses a NAME in use or one that is not a lowercase\n"
+        "Python name. docs/authoring-guide.md says what goes where.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  python -m autograder new bigrams --title 'Assignment 3: bigram language models'\n"
+        "  python -m autograder grade bigrams solutions/bigrams",
+    )
+    new.add_argument("name", metavar="NAME", help="the assignment's name: lowercase letters, digits and _")
+    new.add_argument("--title", help="its title in the handout and the results (default: an example's)")
+    new.set_defaults(run=_new)
+
+
 COMMANDS = (
+    add_new,
     add_grade,
     add_grade_batch,
     add_release,

@@ -59,7 +59,7 @@ def contents(assignment: Assignment) -> dict[str, Path]:
     entries: dict[str, Path] = {}
     for path in _files(PACKAGE_ROOT):
         relative = path.relative_to(PACKAGE_ROOT)
-        templates = relative.parts[:2] == ("course", _TEMPLATES.name)
+        templates = relative.parts[:2] in (("course", _TEMPLATES.name), ("course", "new_files"))
         if templates or (
             relative.parts[0] == "assignments" and len(relative.parts) > 2 and relative.parts[1] in others
         ):
@@ -74,7 +74,7 @@ def contents(assignment: Assignment) -> dict[str, Path]:
         if not source.exists():
             raise BuildError(
                 f"the starter's given file {source} is missing; generate the starter with: "
-                f"python -m autograder release {name} --out {assignment.starter_dir} --force"
+                f"python -m autograder release {name} --out {assignment.starter_dir} --force --starter-only"
             )
         for path in _files(source) if source.is_dir() else [source]:
             entries[f"assignment/{name}/{path.relative_to(assignment.starter_dir).as_posix()}"] = path

@@ -61,10 +61,10 @@ def print_check(assignment: Assignment, folder: Path, check: SelfCheck, console:
     total = sum(check.hidden.values())
     console.print()
     if total:
-        listed = ", ".join(f"{q} {_points(p)}" for q, p in check.hidden.items())
+        listed = ", ".join(f"{q}: {_points(p)}" for q, p in check.hidden.items())
         console.print(
             f"[bold]Not checked here:[/bold] {_points(total)} more points are in hidden tests that "
-            f"Gradescope runs after the deadline ({listed}). Passing every public test does "
+            f"Gradescope runs after the deadline (by question: {listed}). Passing every public test does "
             "not mean full marks.",
             highlight=False,
         )

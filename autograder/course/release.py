@@ -50,8 +50,8 @@ def _framework_filter(assignment: Assignment):
             skipped |= {n for n in names if (here / n).is_dir() and n != assignment.name}
         if here == PACKAGE_ROOT / "assignments" / assignment.name:
             skipped |= {"hidden_tests.py"}
-        if here == PACKAGE_ROOT / "course":  # the templates of the bundle and the zip, filled in where they go
-            skipped |= {"bundle_files", "gradescope_files"}
+        if here == PACKAGE_ROOT / "course":  # the templates of the bundle, the zip and `new`: filled in where they go
+            skipped |= {"bundle_files", "gradescope_files", "new_files"}
         return skipped
 
     return ignore
@@ -117,15 +117,21 @@ def write_bundle(
 
 def student_readme(assignment: Assignment, *, shipped: bool) -> str:
     """The bundle's README.md, from the template in bundle_files/ (filled for this assignment)."""
-    config = assignment.config
+    config, templates = assignment.config, Path(__file__).resolve().parent / "bundle_files"
+    trains = (assignment.solution_dir / "run.py").is_file()  # a section on training only where there is one
+    given = ", ".join(
+        f"`{name}{'/' if (assignment.solution_dir / name).is_dir() else ''}`" for name in config.support_files
+    )
     values = {
         "NAME": assignment.name,
         "TITLE": config.title,
-        "DATA": _where_the_data_is(config.dataset, shipped),
         "FIRST": config.submission_files[0],
         "FILES": ", ".join(f"`{name}`" for name in config.submission_files),
+        "GIVEN": f"{given} holds code we give you, and " if given else "",
+        "TRAIN": fill(templates / "train.md", {"DATA": _where_the_data_is(config.dataset, shipped)}) if trains else "",
+        "SUBMIT": "6" if trains else "5",
     }
-    return fill(Path(__file__).resolve().parent / "bundle_files" / "README.md", values)
+    return fill(templates / "README.md", values)
 
 
 def _where_the_data_is(dataset: Dataset | None, shipped: bool) -> str:
