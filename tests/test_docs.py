@@ -51,7 +51,8 @@ RECIPES = {
     )
 }
 OUTPUT_MARKER = "<!-- output of the block above -->"
-LANGUAGES = {"bash", "text", "markdown"}
+LANGUAGES = {"bash", "text", "markdown", "python"}
+EXAMPLE = re.compile(r"<!-- example: (\S+) -->")  # the file a ```python block is taken from
 BUG = "naive softmax forgets to subtract the one-hot y"  # the submission the docs' feedback shows
 
 
@@ -155,6 +156,24 @@ def test_every_block_says_what_it_holds_and_every_bash_block_what_runs_it():
             problems.append(f"{block.where}: a ```{block.language} block; use one of {sorted(LANGUAGES)}")
         elif block.language == "bash" and not block.runners:
             problems.append(f"{block.where}: a bash block without '<!-- test: ... -->' on the line before it")
+    assert problems == []
+
+
+def test_every_code_example_is_taken_from_the_file_it_names():
+    """A ```python block is an excerpt of a real file, named on the line before it: its lines appear
+    there, one after the other (indentation aside), so the example cannot drift from the code."""
+    problems = []
+    for block in all_blocks():
+        if block.language != "python":
+            continue
+        found = EXAMPLE.fullmatch(block.marker or "")
+        if not found or not (REPO / found[1]).is_file():
+            problems.append(f"{block.where}: a python block needs '<!-- example: PATH -->' naming a file before it")
+            continue
+        source = [line.strip() for line in (REPO / found[1]).read_text(encoding="utf-8").splitlines()]
+        excerpt = [line.strip() for line in block.body.splitlines()]
+        if not any(source[i : i + len(excerpt)] == excerpt for i in range(len(source))):
+            problems.append(f"{block.where}: not an excerpt of {found[1]} (changed there?)")
     assert problems == []
 
 

@@ -9,9 +9,10 @@ import pytest
 
 from autograder.assignments.parser.handout import GOLD_TREE
 from autograder.core.config import ConfigError, load_assignment
-from autograder.written.arc_standard import DependencyTree
-from autograder.written.giveaway import TransitionTableFinder, answer_finders, readable_text
-from autograder.written.transition_table import reference_table
+from autograder.assignments.parser.arc_standard import DependencyTree
+from autograder.assignments.parser.table_answer import TransitionTableFinder
+from autograder.written.giveaway import answer_finders, readable_text
+from autograder.assignments.parser.transition_table import reference_table
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
@@ -89,8 +90,26 @@ def test_a_notebook_is_searched_in_its_cells(tmp_path, finders):
     assert finders["2a-ii"](readable_text(notebook))
 
 
-def test_an_answer_form_without_a_finder_is_refused():
+def test_a_question_without_a_form_of_answer_is_refused():
     from autograder.written import giveaway
 
-    with pytest.raises(ConfigError, match="no finder"):
+    with pytest.raises(ConfigError, match="9z-i is graded by tests but has no form of answer: add it to ANSWER_FORMATS"):
         giveaway._finder("9z-i", None, "")
+
+
+def test_an_assignments_own_form_of_answer_brings_its_finder():
+    """The framework knows no form by name: any object with describe, template and finder will do."""
+    from autograder.written import giveaway
+
+    class Keyword:
+        def describe(self, text: str) -> str:
+            return "read"
+
+        def template(self) -> str:
+            return ""
+
+        def finder(self, reference_answer: str):
+            return lambda text: [f"line 1: {reference_answer}"] if reference_answer in text else []
+
+    find = giveaway._finder("9z-i", Keyword(), "perplexity")
+    assert find("low perplexity") == ["line 1: perplexity"] and find("entropy") == []

@@ -13,7 +13,7 @@ from autograder.core.config import Assignment, available_assignments, load_assig
 from autograder.handout.handouts import build, stale
 from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.answers import METADATA_KEY, read_answers
-from autograder.written.arc_standard import Configuration
+from autograder.assignments.parser.arc_standard import Configuration
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 

@@ -19,7 +19,7 @@ import pytest
 from autograder.core.config import REPO_ROOT
 
 # The framework's tests parametrised over the assignments they find, run on the new one.
-FRAMEWORK_TESTS = ["tests/test_handouts.py", "tests/test_student_bundle.py", "tests/test_release.py"]
+FRAMEWORK_TESTS = ["tests/test_handouts.py", "tests/test_student_bundle.py", "tests/test_release.py", "tests/test_gradescope.py"]
 MIN_SELECTED = 5  # of them, at least this many name the assignment they run on
 
 
@@ -87,6 +87,7 @@ def test_new_writes_an_assignment_that_passes_every_check(created, tmp_path):
     assert built.returncode == 0, built.stderr
     names = zipfile.ZipFile(archive).namelist()
     assert "autograder/assignments/demo/hidden_tests.py" in names and not any("new_files" in n for n in names)
+    assert not (folder / "autograder" / "assignments" / "demo" / "fixtures.py").exists()  # optional, and not needed here
 
 
 def test_the_frameworks_tests_cover_the_new_assignment(created):

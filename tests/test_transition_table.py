@@ -8,7 +8,7 @@ from autograder.assignments.parser.handout import GOLD_TREE
 from autograder.core.config import load_assignment
 from autograder.grading.runner import collect_tests, run_tests
 from autograder.written.answers import AnswerSheet, SubmittedAnswers, read_markdown
-from autograder.written.transition_table import TableError, grade_table, reference_table
+from autograder.assignments.parser.transition_table import TableError, grade_table, reference_table
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 

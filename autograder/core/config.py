@@ -218,8 +218,10 @@ class Assignment:
         return f"autograder.assignments.{self.name}"
 
     @property
-    def fixtures_module(self) -> str:
-        return f"{self.package}.fixtures"
+    def fixtures_module(self) -> str | None:
+        """The module of the assignment's public fixtures, or None where it has no fixtures.py."""
+        has = (PACKAGE_ROOT / "assignments" / self.name / "fixtures.py").is_file()
+        return f"{self.package}.fixtures" if has else None
 
     @property
     def test_modules(self) -> dict[str, str]:

@@ -88,11 +88,11 @@ def _copy(template: Path, name: str, values: dict[str, str], root: Path) -> Path
 
 def _links(name: str, root: Path) -> list[Path]:
     """The links every assignment has: its reference answers where the handout tests look for
-    them, and the students' shared helpers (gradcheck, sanity) from word2vec's utils/."""
+    them, and the helpers every assignment's students get (solutions/shared/)."""
     links = {
         root / "solutions" / "written" / f"{name}.md": Path("..") / name / "written.md",
-        root / "solutions" / name / "utils" / "gradcheck.py": Path("../../word2vec/utils/gradcheck.py"),
-        root / "solutions" / name / "utils" / "sanity.py": Path("../../word2vec/utils/sanity.py"),
+        root / "solutions" / name / "utils" / "gradcheck.py": Path("../../shared/gradcheck.py"),
+        root / "solutions" / name / "utils" / "sanity.py": Path("../../shared/sanity.py"),
     }
     (PACKAGE_ROOT / "assignments" / name / "__init__.py").touch()
     (root / "solutions" / name / "utils").mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,6 @@ the hidden tests, and for the answer of any written question that tests grade (i
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import shutil
 from pathlib import Path
@@ -32,7 +31,7 @@ from autograder.course.dataset import copy_dataset, find_dataset
 from autograder.course.dependencies import notebook_requirements, requirements
 from autograder.course.starter import BEGIN, END, ReleaseError, release
 from autograder.course.templates import fill
-from autograder.grading.expected import LiveReference, RecordingReference
+from autograder.grading.expected import LiveReference, RecordingReference, load_fixtures
 from autograder.grading.grade import grade, module_names
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import collect_tests
@@ -59,7 +58,7 @@ def _framework_filter(assignment: Assignment):
 
 def record_expected_values(assignment: Assignment, path: Path) -> None:
     """Run the public tests on the reference, keeping every expected value they ask for."""
-    fixtures = importlib.import_module(assignment.fixtures_module)
+    fixtures = load_fixtures(assignment)
     live = LiveReference(load_reference(assignment.solution_dir, module_names(assignment.config)), fixtures)
     recorder = RecordingReference(live, assignment.name)
     results = grade(assignment, assignment.solution_dir, include_hidden=False, expected=recorder)

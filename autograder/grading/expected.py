@@ -19,6 +19,7 @@ the wrong value.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 from pathlib import Path
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from autograder.boundary.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
 from autograder.boundary.session import CallResult
+from autograder.core.config import Assignment
 from autograder.grading.carried_forward import Answer, HelperSource, LiveHelpers, RecordedHelpers
 from autograder.worker import probes
 
@@ -46,6 +48,12 @@ class ReferenceCalls(Protocol):
     def test_weights(self) -> dict[str, float] | None:
         """The points of the public tests where the hidden tests that would tell are absent (the
         bundle's recording, keyed ``Class.method``); None where the tests themselves tell."""
+
+
+def load_fixtures(assignment: Assignment) -> ModuleType:
+    """The assignment's public fixtures; an empty module where it has none (fixtures.py is optional)."""
+    name = assignment.fixtures_module
+    return importlib.import_module(name) if name else ModuleType(f"{assignment.package}.fixtures")
 
 
 class ExpectedValueMissing(Exception):

@@ -11,7 +11,6 @@ full points, whatever happened.
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 import time
@@ -29,7 +28,7 @@ from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpe
 from autograder.core.config import Assignment, AssignmentConfig, ConfigError
 from autograder.core.results import GradescopeResults, TestResult
 from autograder.core.submission import locate
-from autograder.grading.expected import LiveReference, ReferenceCalls
+from autograder.grading.expected import LiveReference, ReferenceCalls, load_fixtures
 from autograder.grading.preflight import broken_imports
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import collect_tests, run_tests
@@ -116,7 +115,7 @@ def grade(
         tests = collect_tests(assignment, include_hidden, expected.test_weights() if expected else None)
         if reference is None and (include_hidden or expected is None):
             reference = load_reference(assignment.solution_dir, module_names(config))
-        fixtures = importlib.import_module(assignment.fixtures_module)
+        fixtures = load_fixtures(assignment)
         if expected is None:
             assert reference is not None  # loaded above
             expected = LiveReference(reference, fixtures)

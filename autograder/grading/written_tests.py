@@ -11,8 +11,7 @@ from collections.abc import Callable
 from autograder.grading.testing import GradedTestCase
 from autograder.written.answers import SubmittedAnswers
 from autograder.written.expressions import compare
-from autograder.written.formats import AnswerFormatError, FormulaAnswer, TableAnswer, found_at
-from autograder.written.transition_table import TableError, grade_table
+from autograder.written.formats import AnswerFormatError, FormulaAnswer, found_at
 
 
 class WrittenTestCase(GradedTestCase):
@@ -53,13 +52,3 @@ class WrittenTestCase(GradedTestCase):
                 f"{self.question}: your final answer reads as {formula.text}{found_at(final, formula)}, "
                 f"which is not right: {problem}"
             )
-
-    def grade_transition_table(self, form: TableAnswer, points: float, set_score) -> None:
-        """Partial credit for the table in the answer; fails with feedback unless it is perfect."""
-        try:
-            grade = grade_table(self.answer(), form.tree)
-        except TableError as error:
-            self.fail(f"{self.question}: {error}")
-        set_score(points * grade.fraction)
-        if grade.fraction < 1:
-            self.fail(grade.feedback())

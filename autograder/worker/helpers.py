@@ -96,7 +96,7 @@ class Relay:
         if not callable(original) or hasattr(original, _MARK):
             return
         stand_in = self._stand_in(target, original, method=False)
-        # `from nn_basics import softmax` binds the function under its name in word2vec too:
+        # `from basics import softmax` binds the function under its name in the importing module too:
         # replace it wherever the student's modules hold it.
         for module in self._student_modules():
             for key, value in list(vars(module).items()):

@@ -1,17 +1,18 @@
 """The forms an automatically graded written answer can take, and how to read each one.
 
 An assignment lists them in ``autograder/assignments/<name>/handout.py`` as ``ANSWER_FORMATS``
-(question id -> format). The hidden tests grade with them; ``check-written`` uses them to tell a
+(question id -> format): a :class:`FormulaAnswer`, or a form of its own that does what
+:class:`AnswerFormat` says. The hidden tests grade with them; ``check-written`` uses them to tell a
 student, before the deadline and without revealing anything, whether the answer can be read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from autograder.written.arc_standard import NAMES, DependencyTree
 from autograder.written.expressions import ExpressionError, FinalAnswer, Formula, final_answer, read_formula
-from autograder.written.transition_table import TableError, read_table, reference_table
+from autograder.written.finders import Finder, FormulaFinder
 
 
 class AnswerFormatError(ValueError):
@@ -70,6 +71,9 @@ class FormulaAnswer:
     def template(self) -> str:
         return ""
 
+    def finder(self, reference_answer: str) -> Finder:
+        return FormulaFinder(self.read(reference_answer), self.variables)
+
 
 def found_at(final: FinalAnswer, formula: Formula) -> str:
     """Where the final answer was taken from and what was left out, in brackets; "" when the
@@ -80,30 +84,19 @@ def found_at(final: FinalAnswer, formula: Formula) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-@dataclass(frozen=True)
-class TableAnswer:
-    """A Markdown transition table for the sentence of ``tree``."""
-
-    tree: DependencyTree
-
-    def template(self) -> str:
-        """What the student starts from: the header and the initial configuration."""
-        return "\n".join(reference_table(self.tree).splitlines()[:3])
+class AnswerFormat(Protocol):
+    """What a form of automatically graded written answer provides; an assignment may bring its own
+    (the parser's transition table: :mod:`autograder.assignments.parser.table_answer`)."""
 
     def describe(self, text: str) -> str:
-        try:
-            rows = read_table(text, self.tree)
-        except TableError as error:
-            raise AnswerFormatError(str(error)) from None
-        transitions = [row for row in rows if row.transition in NAMES]
-        unreadable = [f"row {row.number}: " + "; ".join(row.problems) for row in rows if row.problems]
-        if unreadable:
-            raise AnswerFormatError(
-                "some cells cannot be read: " + " | ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
-            )
-        if not transitions:
-            raise NotAnsweredYet("the table has no transitions yet: add one row per transition")
-        return f"table read: {len(transitions)} transition{'s' if len(transitions) != 1 else ''}"
+        """How the answer in ``text`` was read, for check-written; raises :class:`AnswerFormatError`
+        (:class:`NotAnsweredYet` for the handout's template) when it cannot be read."""
+        ...
 
+    def template(self) -> str:
+        """What the answer cell starts with ("" for nothing)."""
+        ...
 
-AnswerFormat = FormulaAnswer | TableAnswer
+    def finder(self, reference_answer: str) -> Finder:
+        """What finds this question's answer in any text: nothing students receive may hold it."""
+        ...

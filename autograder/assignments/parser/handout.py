@@ -4,9 +4,10 @@ prints the same tree, and the forms reveal nothing of the answers."""
 
 from __future__ import annotations
 
-from autograder.handout.tree_svg import tree_svg
-from autograder.written.arc_standard import DependencyTree
-from autograder.written.formats import AnswerFormat, FormulaAnswer, TableAnswer
+from autograder.assignments.parser.arc_standard import DependencyTree
+from autograder.assignments.parser.table_answer import TableAnswer
+from autograder.assignments.parser.tree_svg import tree_svg
+from autograder.written.formats import AnswerFormat, FormulaAnswer
 
 GOLD_TREE = DependencyTree(
     words=("I", "presented", "my", "findings", "at", "the", "NLP", "conference"), heads=(2, 0, 4, 2, 8, 8, 8, 2)

@@ -27,6 +27,7 @@ from autograder.assignments.parser.support import (
     arcs,
     rng,
 )
+from autograder.assignments.parser.transition_table import TableError, grade_table
 from autograder.grading import checks
 from autograder.grading.testing import GradedTestCase
 from autograder.grading.written_tests import WrittenTestCase
@@ -484,7 +485,13 @@ class TransitionTableAnswer(WrittenTestCase):
     @partial_credit(3)
     def test_table(self, set_score=None):
         """the transition table of the handout's sentence (partial credit per step and per arc)"""
-        self.grade_transition_table(ANSWER_FORMATS[self.question], 3, set_score)
+        try:
+            grade = grade_table(self.answer(), GOLD_TREE)
+        except TableError as error:
+            self.fail(f"{self.question}: {error}")
+        set_score(3 * grade.fraction)
+        if grade.fraction < 1:
+            self.fail(grade.feedback())
 
 
 class TransitionCountAnswer(WrittenTestCase):

@@ -1,1 +1,1 @@
-../../word2vec/utils/gradcheck.py
+../../shared/gradcheck.py

@@ -1,1 +1,1 @@
-../../word2vec/utils/sanity.py
+../../shared/sanity.py

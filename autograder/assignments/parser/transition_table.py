@@ -21,7 +21,7 @@ from itertools import product
 
 from pydantic import BaseModel
 
-from autograder.written.arc_standard import NAMES, ROOT, Arc, Configuration, DependencyTree, show
+from autograder.assignments.parser.arc_standard import NAMES, ROOT, Arc, Configuration, DependencyTree, show
 
 COLUMNS = ("stack", "buffer", "dependency", "transition")
 _HEADER_WORDS = {

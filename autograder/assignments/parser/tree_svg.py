@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from autograder.written.arc_standard import DependencyTree
+from autograder.assignments.parser.arc_standard import DependencyTree
 
 _SPACING = 96  # between word centres
 _MARGIN = 60
