@@ -20,7 +20,7 @@ import pytest
 
 from autograder.course import grade_batch as batch
 from autograder.course.grade_batch import run_batch
-from autograder.core.config import ConfigError, load_assignment
+from autograder.core.config import ConfigError, available_assignments, load_assignment
 from autograder.course.gradescope_export import ExportError, load_export
 from autograder.boundary.isolation import Isolation
 from autograder.core.results import read_results
@@ -285,3 +285,21 @@ def test_the_command_says_what_to_pass_instead(tmp_path, repo):
     for path, hint in ((tmp_path, "Export Submissions"), (tmp_path / "export.zip", "unpack it first")):
         run = grade_batch_cli(path, "--out", tmp_path / "out", cwd=repo)
         assert run.returncode == 2 and hint in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("name", available_assignments())
+def test_every_assignment_regrades_a_class(name, tmp_path, repo):
+    """A column per question of the assignment's config; the reference's code questions at full
+    points, the starter's at 0 (neither submitted written answers)."""
+    assignment = load_assignment(name)
+    planted = write_export(tmp_path / "export", assignment, ["reference", "starter"])
+    run = subprocess.run([PYTHON, "-m", "autograder", "grade-batch", name, str(tmp_path / "export"), "--jobs", "2",
+                          "--out", str(tmp_path / "out")], cwd=repo, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    with open(tmp_path / "out" / "scores.csv", newline="") as stream:
+        rows = {row["submission"]: row for row in csv.DictReader(stream)}
+    code = [q for q in assignment.config.questions if q.kind == "code"]
+    reference, starter = rows[planted[0].name], rows[planted[1].name]
+    assert [float(reference[q.id]) for q in code] == [q.points for q in code]
+    assert [float(starter[q.id]) for q in code] == [0.0] * len(code)
+    assert float(reference["out_of"]) == assignment.config.total_points

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.core.config import Assignment, AssignmentConfig, load_assignment
+from autograder.core.config import Assignment, AssignmentConfig, available_assignments, load_assignment
 from autograder.course.gradescope import harden
 from autograder.boundary.isolation import detect_isolation
 from autograder.core.results import GradescopeResults
@@ -153,3 +153,38 @@ def test_a_linked_folder_is_not_taken_for_the_upload(tmp_path, repo):
     (tmp_path / "upload" / "my_work").symlink_to(repo / "solutions" / "word2vec")
     found = locate(tmp_path / "upload", load_assignment("word2vec").config.submission_files)
     assert found.found == {} and found.missing == ["nn_basics.py", "word2vec.py", "sgd.py"]
+
+
+# Every assignment, whatever its files: a submitted module that never finishes importing, or ends the
+# process while it imports, costs the questions that need it and nothing else, within the time limits.
+IMPORT_ATTACKS = {"hangs at import": "while True:\n    pass\n", "ends the process at import": "import os\nos._exit(0)\n"}
+
+
+def _with_attack(assignment: Assignment, code: str, folder: Path) -> Path:
+    """The reference submission with ``code`` run first thing when its first module is imported."""
+    folder.mkdir()
+    for name in [*assignment.config.submission_files, "written.md"]:
+        shutil.copy(assignment.solution_dir / name, folder / name)
+    first = folder / next(f for f in assignment.config.submission_files if f.endswith(".py"))
+    lines = first.read_text().splitlines(keepends=True)
+    after = max((i + 1 for i, line in enumerate(lines) if line.startswith("from __future__")), default=0)
+    first.write_text("".join(lines[:after]) + code + "".join(lines[after:]))
+    return first
+
+
+@pytest.mark.parametrize("attack", IMPORT_ATTACKS)
+@pytest.mark.parametrize("name", available_assignments())
+def test_a_module_that_hangs_or_exits_at_import_is_contained_in_every_assignment(name, attack, tmp_path):
+    assignment = load_assignment(name)
+    limits = assignment.config.limits.model_copy(update={"import_time_limit": 3.0})
+    config = assignment.config.model_copy(update={"limits": limits})
+    quick = Assignment(config=config, root=assignment.root)
+    attacked = _with_attack(assignment, IMPORT_ATTACKS[attack], tmp_path / "submission")
+    results = Grader(quick)(attacked.parent)
+    assert_questions_complete(results, config)
+    lost = lost_points(results)
+    assert lost, "the attack cost nothing"
+    assert {t.number.rsplit(".", 1)[0] for t in lost} <= {q.id for q in config.questions if q.kind == "code"}
+    for test in lost:
+        assert "import" in test.output and "autograder itself failed" not in test.output, test.output
+    assert results.execution_time <= _time_limits(config)
