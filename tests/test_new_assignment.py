@@ -116,3 +116,19 @@ def test_new_refuses_a_name_in_use_or_invalid(checkout, name, says):
     done = autograder(checkout, "new", name)
     assert done.returncode == 2 and says in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [("grade", "demo", "solutions/demo"), ("release", "demo", "--out", "bundle")])
+def test_grade_or_release_before_the_starter_exists_says_how_to_make_it(created, command):
+    """One error with the command to run: not a 0 whose reason repeats in every question, not a
+    traceback, not half a bundle."""
+    starter = created / "assignment" / "demo"
+    aside = starter.with_name("demo-aside")
+    starter.rename(aside)
+    try:
+        done = autograder(created, *command)
+    finally:
+        aside.rename(starter)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "python -m autograder release demo --out" in done.stderr and "--starter-only" in done.stderr
+    assert not (created / "bundle").exists()

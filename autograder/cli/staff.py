@@ -16,9 +16,10 @@ def _grade(args: argparse.Namespace) -> int:
     from autograder.boundary.isolation import detect_isolation, require_linux_worker
     from autograder.core.results import write_results
     from autograder.course.report import print_table
-    from autograder.grading.grade import grade_or_fallback, summarize
+    from autograder.grading.grade import check_ready, grade_or_fallback, summarize
 
     assignment = load_assignment(args.assignment)
+    check_ready(assignment)
     require_linux_worker("grade")
     isolation = detect_isolation()
     for name, why in isolation.off:  # for whoever runs this; never in results.json

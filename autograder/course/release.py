@@ -32,7 +32,7 @@ from autograder.course.dependencies import notebook_requirements, requirements
 from autograder.course.starter import BEGIN, END, ReleaseError, release
 from autograder.course.templates import fill
 from autograder.grading.expected import LiveReference, RecordingReference, load_fixtures
-from autograder.grading.grade import grade, module_names
+from autograder.grading.grade import check_ready, grade, module_names
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import collect_tests
 from autograder.handout.handouts import build
@@ -86,8 +86,9 @@ def write_bundle(
     out = Path(out).resolve()
     if out == assignment.starter_dir.resolve():
         raise ReleaseError(f"{out} holds the committed starter files only; write it with --starter-only")
+    check_ready(assignment)  # before anything is written, as the dataset below
     dataset = assignment.config.dataset if with_data else None
-    source = find_dataset(dataset, data) if dataset else None  # before anything is written
+    source = find_dataset(dataset, data) if dataset else None
     handout_files = build(assignment)
     written = release(assignment, out, force=force)
     framework = out / "autograder"

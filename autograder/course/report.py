@@ -12,7 +12,7 @@ from autograder.core.results import GradescopeResults
 from autograder.course.gradebook import QuestionStats
 from autograder.grading.grade import QuestionSummary
 
-_STYLE = {"passed": "green", "partial": "yellow", "failed": "red"}
+_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "hidden": "dim"}
 
 
 def _points(value: float) -> str:

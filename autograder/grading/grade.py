@@ -45,6 +45,8 @@ class QuestionSummary:
 
     @property
     def status(self) -> str:
+        if self.max_score == 0:  # a question with hidden tests only, in the public check
+            return "hidden"
         if self.score >= self.max_score - 1e-9:
             return "passed"
         return "partial" if self.score > 0 else "failed"
@@ -77,6 +79,14 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
                 f"--out {assignment.starter_dir} --force --starter-only"
             )
     return WorkerSpec(files=files, fixtures_module=assignment.fixtures_module, limits=assignment.config.limits)
+
+
+def check_ready(assignment: Assignment) -> None:
+    """Raises ConfigError when the course's own files cannot grade any submission (the tests and the
+    config disagree, the starter's given files are missing), so that whoever runs ``grade`` reads one
+    error saying what to do, not the same reason in every question of a 0."""
+    collect_tests(assignment)
+    worker_spec(assignment, {})
 
 
 def grade(
@@ -238,6 +248,10 @@ def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[Ques
             first_line = next((line for line in failing[0].output.splitlines() if line.strip()), "")
             reason = first_line.strip()
         score = math.fsum(t.score for t in mine)
+        if not mine:
+            reason = "graded by hidden tests after the deadline" + (
+                "; check-written says whether your answer can be read" if question.kind == "written" else ""
+            )
         summaries.append(
             QuestionSummary(question.id, question.title, score, math.fsum(t.max_score for t in mine), reason)
         )
