@@ -141,7 +141,7 @@ def test_a_helper_is_answered_by_the_reference_wherever_it_is_bound(session):
     assert relay.call("uses.total_elsewhere", [3.0]).value == 9.0  # `from basics import square as sq`
     assert bridge.uses["basics.square"].calls == 3
     assert bridge.differing() == ["basics.square"]
-    assert "your square loses its points in 1a, not here" in bridge.note({"basics.square": "1a"})
+    assert "your square loses its points in question 1a, not here" in bridge.note({"basics.square": "1a"})
     # the next call without helpers runs the student's own again, in every module
     assert session.call("uses.total_elsewhere", [3.0]).value == 10.0
 

@@ -113,3 +113,19 @@ def test_an_assignments_own_form_of_answer_brings_its_finder():
 
     find = giveaway._finder("9z-i", Keyword(), "perplexity")
     assert find("low perplexity") == ["line 1: perplexity"] and find("entropy") == []
+
+
+@pytest.mark.parametrize("text, found", [
+    ("d/dw (wx - y)^2 = 2x(wx - y)", True),           # variables side by side, as the reader takes them
+    ("the derivative is 2 * x * (w * x - y)", True),
+    ("$2 x (w x - y)$", True),
+    ("the derivative is 2x(wx + y)", False),          # another formula
+    ("wxyz and xx are words here", False),
+])
+def test_a_formula_with_variables_side_by_side_is_found(text, found):
+    from autograder.written.expressions import read_formula
+    from autograder.written.finders import FormulaFinder
+
+    variables = {"w": (), "x": (), "y": ()}
+    find = FormulaFinder(read_formula("2x(wx - y)", variables), variables)
+    assert bool(find(text)) is found, find(text)

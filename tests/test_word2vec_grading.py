@@ -165,7 +165,7 @@ def test_a_helpers_bug_is_charged_once_and_named_where_it_is_replaced(word2vec_g
     for number in ("1c.1", "1c.2", "1c.3", "1d.1", "1d.2"):
         assert by_number[number].status == "passed", number
         assert ("Graded with the reference softmax in place of yours, which gives other values here: "
-                "your softmax loses its points in 1a, not here.") in by_number[number].output
+                "your softmax loses its points in question 1a, not here.") in by_number[number].output
     assert by_number["2b.1"].output == ""  # 1-D inputs: the student's softmax agrees, nothing to say
 
 

@@ -197,13 +197,13 @@ class HelperBridge:
         lines = [
             f"Graded with the reference {short_name(t)} in place of yours, which "
             f"{self.uses[t].differs}: your {short_name(t)} loses its points in "
-            f"{owner.get(t, 'its own question')}, not here."
+            f"{f'question {owner[t]}' if t in owner else 'its own question'}, not here."
             for t in differing
         ]
         if not lines:
             lines = [
                 "Graded with the reference's "
-                + ", ".join(f"{short_name(t)} ({owner.get(t, '?')})" for t in self.used())
+                + ", ".join(f"{short_name(t)} (question {owner.get(t, '?')})" for t in self.used())
                 + " in place of yours: bugs there lose points in those questions, not here."
             ]
         return "\n".join(lines)

@@ -72,12 +72,22 @@ def _plain_latex(text: str) -> str:
     return _SUBSCRIPT.sub(lambda m: "_" + (m[1] or m[2]), text.replace("\\\\", "\\"))
 
 
+def _product_of(word: str, aliases: set[str]) -> bool:
+    """Whether ``word`` is variables written side by side (``wx``), which the formula reader takes
+    as their product; so a formula written that way is found too."""
+    ends = {0}
+    for end in range(1, len(word) + 1):
+        if any(start in ends and word[start:end] in aliases for start in range(end)):
+            ends.add(end)
+    return len(word) > 1 and len(word) in ends
+
+
 def _runs(text: str, aliases: set[str]) -> list[list[tuple[int, int, bool]]]:
     """Runs of formula tokens as (start, end, is a variable), keeping those with a variable."""
     runs, current = [], []
     for match in _TOKEN.finditer(text):
         token = match[0]
-        variable = token in aliases
+        variable = token in aliases or _product_of(token, aliases)
         if (
             variable
             or token in _SYMBOLS
