@@ -15,7 +15,7 @@ import math
 import re
 import traceback
 import unittest
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -57,22 +57,23 @@ class SafeJSONTestResult(JSONTestResult):
         self.pending: dict[str, list[str]] = {}
         self.suite_errors: list[str] = []
 
-    # What a test declares or takes by default (autograder.grading.collect), not only its decorators.
-    def getWeight(self, test: Any) -> Any:
+    def _collected(self, test: Any, field: str, decorated: Callable[[Any], Any]) -> Any:
+        """What the collection gave the test, defaults included (:mod:`autograder.grading.collect`);
+        for a test run without it, what its decorators say."""
         info = getattr(test, "test_info", None)
-        return info.weight if info else super().getWeight(test)
+        return getattr(info, field) if info else decorated(test)
+
+    def getWeight(self, test: Any) -> Any:
+        return self._collected(test, "weight", super().getWeight)
 
     def getNumber(self, test: Any) -> Any:
-        info = getattr(test, "test_info", None)
-        return info.number if info else super().getNumber(test)
+        return self._collected(test, "number", super().getNumber)
 
     def getVisibility(self, test: Any) -> Any:
-        info = getattr(test, "test_info", None)
-        return info.visibility if info else super().getVisibility(test)
+        return self._collected(test, "visibility", super().getVisibility)
 
     def getTags(self, test: Any) -> Any:
-        info = getattr(test, "test_info", None)
-        return info.tags if info else super().getTags(test)
+        return self._collected(test, "tags", super().getTags)
 
     def startTest(self, test: unittest.TestCase) -> None:
         function = getattr(type(test), test._testMethodName, None)
