@@ -682,3 +682,33 @@ def test_check_calls_both_and_compares(student, passed):
     assert row["status"] == ("passed" if passed else "failed")
     if not passed:  # the feedback names the value and the inputs it was given
         assert "f(...) [[1.0, 2.0], scale=3]" in row["output"], row["output"]
+
+
+class CheckedDict(Case):
+    @weight(1)
+    @number("1.1")
+    @tags("mod.f")
+    def test_check(self):
+        self.check("mod.f", ["a", "b", "a"])
+
+
+@pytest.mark.parametrize("student, verdict", [
+    ({"a": 2, "b": 1.0000001}, "passed"),
+    ({"a": 2}, "the keys differ: missing ['b']"),
+    ({"a": 3, "b": 1}, "f(...) [['a', 'b', 'a']]['a']: 1 of 1 entries differ"),
+    ([2, 1], "expected a dict, got a list"),
+])
+def test_check_compares_a_dict_key_by_key(student, verdict):
+    """Not only numbers and arrays: a dict, a list, text; the feedback names the key."""
+    reference = types.SimpleNamespace(call=lambda target, args, kwargs: _Answers({"a": 2, "b": 1}).call(target))
+    (row,) = run(CheckedDict, "test_check", context={"worker": _Answers(student), "reference": reference})
+    assert verdict == "passed" and row["status"] == "passed" or verdict in row["output"], row["output"]
+    assert INTERNAL_MARK not in row["output"]
+
+
+def test_an_argument_that_cannot_travel_is_the_tests_fault_not_the_students():
+    from autograder.boundary.session import UnsendableArgument, encode_request
+
+    with pytest.raises(UnsendableArgument, match=r"an argument of mod.f cannot be sent .*a dict: \{\('a', 'b'\): 1\}"):
+        encode_request("mod.f", ({("a", "b"): 1},), {}, return_args=False, seed=0)
+    encode_request("mod.f", ({"a": [1, (2, "x")]}, None), {"k": 1.5}, return_args=False, seed=0)  # these travel

@@ -346,8 +346,8 @@ def _new(args: argparse.Namespace) -> int:
         remove(args.name)  # nothing half-made stays behind to block the next try
         raise
     print(
-        f"wrote {len(written)} files of the assignment {args.name}. Next: python -m autograder grade {args.name} "
-        f"solutions/{args.name}  (full marks), then make it yours: docs/authoring-guide.md"
+        f"wrote {len(written)} files of the assignment {args.name}. Next: .venv/bin/python -m autograder grade "
+        f"{args.name} solutions/{args.name}  (full marks), then make it yours: docs/authoring-guide.md"
     )
     return 0
 

@@ -31,7 +31,7 @@ def describe_inputs(args: Sequence[Any], kwargs: dict[str, Any]) -> str:
 
 
 def _shown(value: Any) -> str:
-    if isinstance(value, (bool, int, str, type(None))):
+    if isinstance(value, (bool, int, str, type(None))) or _short_plain(value):
         return repr(value)
     if isinstance(value, (float, list, tuple, np.ndarray, np.generic)) and np.size(value) <= 6:
         try:
@@ -43,6 +43,15 @@ def _shown(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
     return f"a {type(value).__name__}"
+
+
+def _short_plain(value: Any) -> bool:
+    """A short list, tuple or dict of text, numbers and booleans, shown as written."""
+    if not isinstance(value, (list, tuple, dict)):
+        return False
+    items = list(value.items()) if isinstance(value, dict) else list(value)
+    flat = [x for item in items for x in (item if isinstance(item, tuple) else (item,))]
+    return all(isinstance(x, (str, int, float, bool)) for x in flat) and len(repr(value)) <= 60
 
 
 def as_numeric(value: Any, what: str) -> np.ndarray:
@@ -114,6 +123,51 @@ def assert_close(
         listed = ", ".join(str(r) for r in wrong[:10]) + (" ..." if wrong.size > 10 else "")
         message += f"; wrong rows: {listed}"
     raise AssertionError(message)
+
+
+def assert_matches(
+    actual: Any, expected: Any, what: str, *, rtol: float = 1e-5, atol: float = 1e-7, rows: bool = False
+) -> None:
+    """``actual`` is ``expected``: numbers and arrays within the tolerances (:func:`assert_close`), a
+    dict key by key, a list or tuple item by item, anything else (text, booleans, None) exactly."""
+    if _numeric(expected):
+        assert_close(actual, expected, what, rtol=rtol, atol=atol, rows=rows)
+    elif isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            raise AssertionError(f"{what}: expected a dict, got {describe(actual)}")
+        missing, extra = [k for k in expected if k not in actual], [k for k in actual if k not in expected]
+        if missing or extra:
+            raise AssertionError(f"{what}: the keys differ: missing {missing[:5]}, unexpected {extra[:5]}")
+        for key, value in expected.items():
+            assert_matches(actual[key], value, f"{what}[{key!r}]", rtol=rtol, atol=atol)
+    elif isinstance(expected, (list, tuple)):
+        unpack(actual, len(expected), what)
+        for index, (mine, theirs) in enumerate(zip(actual, expected)):
+            assert_matches(mine, theirs, f"{what}[{index}]", rtol=rtol, atol=atol)
+    elif not _same_plain(actual, expected):
+        raise AssertionError(f"{what}: got {describe(actual)}, expected {expected!r}")
+
+
+def _numeric(value: Any) -> bool:
+    """A number, an array of numbers, or a (nested) list or tuple of numbers."""
+    if isinstance(value, (list, tuple)):
+        return _all_numbers(value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biuf"
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def _same_plain(actual: Any, expected: Any) -> bool:
+    """Text, a boolean (numpy's or Python's), None: equal and of the same kind."""
+    if isinstance(expected, (bool, np.bool_)):
+        return isinstance(actual, (bool, np.bool_)) and bool(actual) == bool(expected)
+    return type(actual) is type(expected) and actual == expected
+
+
+def _all_numbers(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return len(value) > 0 and all(_all_numbers(v) for v in value)
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
 def is_close(actual: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e-7) -> bool:

@@ -72,15 +72,16 @@ class GradedTestCase(unittest.TestCase):
         atol: float = 1e-7,
         **kwargs: Any,
     ) -> Any:
-        """``target(*args, **kwargs)`` gives the reference's value, within the tolerances: the call,
-        the expected value and the comparison in one. ``case`` describes the inputs in the feedback
-        (by default their values, or their shapes when large); ``what`` names the value
-        (``softmax(x)``). Returns the student's value."""
+        """``target(*args, **kwargs)`` gives the reference's value: the call, the expected value and
+        the comparison in one (numbers and arrays within the tolerances, dicts, lists and tuples
+        item by item, anything else exactly: :func:`~autograder.grading.checks.assert_matches`).
+        ``case`` describes the inputs in the feedback (by default their values, or their shapes
+        when large); ``what`` names the value (``softmax(x)``). Returns the student's value."""
         case = case if case is not None else checks.describe_inputs(args, kwargs)
         value = self.call(target, *args, case=case, **kwargs)
         expected = self.expect(target, *args, **kwargs)
-        self.assert_close(value, expected, what or f"{target.rsplit('.', 1)[-1]}(...)", case=case, rows=rows,
-                          rtol=rtol, atol=atol)  # fmt: skip
+        label = f"{what or target.rsplit('.', 1)[-1] + '(...)'} [{case}]"
+        checks.assert_matches(value, expected, label, rtol=rtol, atol=atol, rows=rows)
         return value
 
     def _keep_output(self, target: str, output: str) -> None:
