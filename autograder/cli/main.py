@@ -20,6 +20,7 @@ EPILOG = """examples:
   python -m autograder export-written parser path/to/export --out written-parser   # pages to grade by hand
   python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"   # upload to Gradescope
   AUTOGRADER_ROOT="$ROOT" python -m autograder gradescope word2vec     # what run_autograder does
+  python -m autograder new bigrams           # a new assignment that works from the start (docs/authoring-guide.md)
 """
 
 
