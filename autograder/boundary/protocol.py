@@ -166,10 +166,15 @@ class Encoder:
 
     def __init__(self) -> None:
         self.arrays: list[np.ndarray] = []
+        self.described: list[str] = []  # what could only travel as a description (Opaque), as "a TYPE: TEXT"
+
+    def _opaque(self, type_name: str, text: str) -> dict:
+        self.described.append(f"a {type_name}: {text}")
+        return {"$opaque": {"type": type_name, "text": text}}
 
     def encode(self, value: Any, depth: int = 0) -> Any:
         if depth > 64:
-            return {"$opaque": {"type": "nesting", "text": "nested more than 64 levels"}}
+            return self._opaque("nesting", "nested more than 64 levels")
         if value is None or isinstance(value, (bool, str)):
             return value
         if isinstance(value, np.ndarray):
@@ -211,17 +216,12 @@ class Encoder:
             state = value.bit_generator.state
             if state.get("bit_generator") in _GENERATORS:
                 return {"$rng": self.encode(state, depth + 1)}
-        return {"$opaque": {"type": type(value).__qualname__, "text": _short_repr(value)}}
+        return self._opaque(type(value).__qualname__, _short_repr(value))
 
     def _encode_array(self, value: np.ndarray) -> Any:
         base = np.asarray(value)  # a subclass (np.matrix, masked array) travels as its plain data
         if not _travels(base.dtype):
-            return {
-                "$opaque": {
-                    "type": f"ndarray[{base.dtype}]",
-                    "text": f"array of dtype {base.dtype}, shape {base.shape}",
-                }
-            }
+            return self._opaque(f"ndarray[{base.dtype}]", f"array of dtype {base.dtype}, shape {base.shape}")
         tag: dict[str, Any] = {"$array": len(self.arrays)}
         if type(value) is not np.ndarray:
             tag["subclass"] = type(value).__qualname__

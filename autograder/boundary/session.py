@@ -206,10 +206,9 @@ def encode_request(
     request = CallRequest(
         target, encoder.encode(list(args)), encoder.encode(kwargs), return_args, seed, tuple(helpers or ())
     )
-    unsendable = _opaque_in([request.args, request.kwargs])
-    if unsendable is not None:
+    if encoder.described:
         raise UnsendableArgument(
-            f"an argument of {target} cannot be sent to the student's code ({unsendable}); a test passes "
+            f"an argument of {target} cannot be sent to the student's code ({encoder.described[0]}); a test passes "
             "numbers, strings, arrays, lists, tuples and dicts with string keys, or an object of the "
             "assignment's fixtures.py as FixtureRef (docs/authoring-guide.md, 'What a test can send')"
         )
@@ -218,20 +217,6 @@ def encode_request(
 
 class UnsendableArgument(TypeError):
     """A test gave the student's code an argument that does not travel: the test's fault, never the student's."""
-
-
-def _opaque_in(encoded: Any, depth: int = 0) -> str | None:
-    """What, in encoded data, the Encoder could only describe (a dict with tuple keys, an object)."""
-    if isinstance(encoded, dict):
-        if "$opaque" in encoded:
-            opaque = encoded["$opaque"]
-            return f"a {opaque.get('type')}: {opaque.get('text')}"
-        encoded = list(encoded.values())
-    for item in encoded if isinstance(encoded, list) and depth < 70 else []:
-        found = _opaque_in(item, depth + 1)
-        if found:
-            return found
-    return None
 
 
 def _pipe() -> tuple[int, int]:

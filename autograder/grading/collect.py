@@ -62,7 +62,7 @@ class TestInfo:
     @property
     def key(self) -> str:
         """What names the test in the bundle's recording of points: ``Class.method``."""
-        return f"{self.cls.__name__}.{self.method}"
+        return key_of(self.cls, self.method)
 
     def instance(self) -> GradedTestCase:
         return self.cls(self.method)
@@ -87,7 +87,11 @@ class _Method:
 
     @property
     def key(self) -> str:
-        return f"{self.cls.__name__}.{self.method}"
+        return key_of(self.cls, self.method)
+
+
+def key_of(cls: type, method: str) -> str:
+    return f"{cls.__name__}.{method}"
 
 
 def declared_tests(
@@ -101,12 +105,13 @@ def declared_tests(
     numbers = _numbers(found, problems)
     weights = _weights(config, found, recorded_weights, problems, totals=include_hidden)
     by_question: dict[str, list[TestInfo]] = {q.id: [] for q in config.questions}
+    named: dict[type, tuple[str, ...]] = {}
     for question_id, methods in found.items():
         for m in methods:
             if m.kind == "hidden" and not include_hidden or m.key not in weights:
                 continue
             visibility = _visibility(config, m, problems)
-            tags = _tags(m, problems)
+            tags = _tags(m, problems, named)
             by_question[question_id].append(
                 TestInfo(m.cls, m.method, question_id, numbers[m.key], weights[m.key], tags, visibility,
                          m.kind == "hidden", _name(m))
@@ -255,8 +260,13 @@ def _visibility(config: AssignmentConfig, m: _Method, problems: list[str]) -> st
     return expected
 
 
-def _tags(m: _Method, problems: list[str]) -> tuple[str, ...]:
-    tags = tuple(getattr(m.function, "__tags__", None) or ()) or tuple(m.cls.functions) or _named_targets(m.cls)
+def _tags(m: _Method, problems: list[str], named: dict[type, tuple[str, ...]]) -> tuple[str, ...]:
+    """``named``: the targets each class's code names, read once per class (it parses the source)."""
+    tags = tuple(getattr(m.function, "__tags__", None) or ()) or tuple(m.cls.functions)
+    if not tags:
+        if m.cls not in named:
+            named[m.cls] = _named_targets(m.cls)
+        tags = named[m.cls]
     if not tags or not all(TAG.match(t) for t in tags):
         problems.append(
             f"{m.where}: name the student functions it calls as 'module.function', with @tags or the "
