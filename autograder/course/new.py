@@ -24,8 +24,10 @@ from autograder.handout.handouts import build
 
 TEMPLATES = Path(__file__).parent / "new_files"
 _NAME = re.compile(r"^[a-z][a-z0-9_]{1,30}$")
-# What the starter imports from the folder it gives students, besides the assignment's own module.
-_TAKEN = {"utils", "autograder", "solutions", "assignment", "handouts", "tests", "written", "data", "run"}
+# Modules and folders a NAME.py would hide, besides the standard library's: what the starter and
+# the grader import, and the folders of the repository and the bundle.
+_TAKEN = {"utils", "autograder", "solutions", "assignment", "handouts", "tests", "written", "data", "run",
+          "numpy", "pytest", "yaml", "pydantic"}  # fmt: skip
 
 
 class NewAssignmentError(ConfigError):
@@ -41,7 +43,7 @@ def check_name(name: str, root: Path = REPO_ROOT) -> None:
             "letter (it becomes the package autograder.assignments.NAME and the student's module NAME.py), "
             "for example: bigrams"
         )
-    if name in sys.stdlib_module_names or name in _TAKEN or name in {"numpy", "pytest", "yaml", "pydantic"}:
+    if name in sys.stdlib_module_names or name in _TAKEN:
         raise NewAssignmentError(
             f"{name!r} is already the name of a module the student's code or the grader imports, which "
             f"{name}.py would hide; choose another, for example {name}_hw"
