@@ -126,7 +126,7 @@ def test_the_grader_shares_with_the_worker_only_the_probes():
 def test_no_two_modules_share_a_name():
     names = Counter(path.stem for path in MODULES.values() if path.stem != "__init__")
     shared = {name for name, count in names.items() if count > 1}
-    allowed = {"hidden_tests", "public_tests", "fixtures", "support", "handout"}  # one per assignment
+    allowed = {"hidden_tests", "public_tests", "fixtures", "support", "handout", "reference_formulas"}  # one per assignment
     assert shared - allowed == set()
 
 

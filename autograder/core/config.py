@@ -27,6 +27,8 @@ _QUESTION_ID = re.compile(r"^[0-9]+[a-z]?$")
 # The public tests' expected values, recorded by `release` into the student bundle (which has no
 # reference solution); its presence is what marks a bundle.
 RECORDING_FILE = "public_expected.agw"
+# Files of an assignment's folder that only staff and Gradescope have: never in the student bundle.
+STAFF_ONLY_FILES = frozenset({"hidden_tests.py", "reference_formulas.py"})
 # Written questions add a part in roman numerals to the question they belong to ("2a-i"), or
 # stand alone with a letter of their own ("2e").
 _WRITTEN_ID = re.compile(r"^[0-9]+[a-h](-(i|ii|iii|iv|v|vi|vii|viii|ix|x))?$")

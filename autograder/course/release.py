@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from autograder.core.config import PACKAGE_ROOT, Assignment, ConfigError, Dataset
+from autograder.core.config import PACKAGE_ROOT, STAFF_ONLY_FILES, Assignment, ConfigError, Dataset
 from autograder.course.dataset import copy_dataset, find_dataset
 from autograder.course.dependencies import notebook_requirements, requirements
 from autograder.course.starter import BEGIN, END, ReleaseError, release
@@ -48,7 +48,7 @@ def _framework_filter(assignment: Assignment):
         if here == PACKAGE_ROOT / "assignments":
             skipped |= {n for n in names if (here / n).is_dir() and n != assignment.name}
         if here == PACKAGE_ROOT / "assignments" / assignment.name:
-            skipped |= {"hidden_tests.py"}
+            skipped |= STAFF_ONLY_FILES
         if here == PACKAGE_ROOT / "course":  # the templates of the bundle, the zip and `new`: filled in where they go
             skipped |= {"bundle_files", "gradescope_files", "new_files"}
         return skipped
@@ -158,7 +158,7 @@ def _handout(assignment: Assignment, name: str) -> Path:
 def _public_lines(assignment: Assignment) -> set[str]:
     """Lines the repository publishes anyway: the starter's and the framework's, hidden tests aside."""
     sources = [p for p in assignment.starter_dir.rglob("*.py")]
-    sources += [p for p in PACKAGE_ROOT.rglob("*.py") if p.name != "hidden_tests.py"]
+    sources += [p for p in PACKAGE_ROOT.rglob("*.py") if p.name not in STAFF_ONLY_FILES]
     return {line.split("#", 1)[0].strip() for path in sources for line in path.read_text().splitlines()}
 
 
@@ -180,7 +180,7 @@ def _solution_lines(assignment: Assignment) -> set[str]:
 def _hidden_test_names(assignment: Assignment) -> set[str]:
     """Names of the hidden test methods and classes that the public tests do not also use."""
     folder = PACKAGE_ROOT / "assignments" / assignment.name
-    public = set().union(*(_defined_names(p) for p in folder.glob("*.py") if p.name != "hidden_tests.py"))
+    public = set().union(*(_defined_names(p) for p in folder.glob("*.py") if p.name not in STAFF_ONLY_FILES))
     return {n for n in _defined_names(folder / "hidden_tests.py") - public if len(n) > 8}
 
 
@@ -220,8 +220,8 @@ def leaks(assignment: Assignment, bundle: Path) -> list[str]:
         relative = path.relative_to(bundle).as_posix()
         if dataset and relative.startswith(f"data/{dataset.folder}/"):
             continue  # the public dataset, copied as it is: megabytes that hold nothing of ours
-        if "solutions" in path.parts or path.name == "hidden_tests.py":
-            found.append(f"{relative}: a file of solutions/ or the hidden tests")
+        if "solutions" in path.parts or path.name in STAFF_ONLY_FILES:
+            found.append(f"{relative}: a file of solutions/, the hidden tests or the reference formulas")
             continue
         try:
             text = path.read_text(encoding="utf-8")

@@ -38,7 +38,7 @@ from typing import cast
 
 # No two parts of the prefix can match the same characters, so a line that is not an answer line
 # fails at once ("[ \t]*[*_]*[ \t]*" would try every split of a long run of spaces).
-_ANSWER_LINE = re.compile(
+ANSWER_LINE = re.compile(
     r"^[ \t>*_#-]*(?:final[ \t]+)?answer[ \t]*(?:[*_]+[ \t]*)?[:=][ \t]*[*_]*"
     r"(?P<rest>.*)$",
     re.IGNORECASE | re.MULTILINE,
@@ -75,7 +75,7 @@ _UNICODE = {
     "^": "**",
     "`": "",
 }
-_GREEK = (
+GREEK = (
     "alpha",
     "beta",
     "gamma",
@@ -100,8 +100,8 @@ _GREEK = (
     "psi",
     "omega",
 )
-_GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", _GREEK))
-_GREEK_COMMAND = re.compile(r"\\(?:var)?(" + "|".join(_GREEK) + r")(?![a-zA-Z])", re.IGNORECASE)
+GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", GREEK))
+_GREEK_COMMAND = re.compile(r"\\(?:var)?(" + "|".join(GREEK) + r")(?![a-zA-Z])", re.IGNORECASE)
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>\d+(?:\.\d*)?|\.\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<operator>\*\*|[-+*/])|(?P<open>\()|(?P<close>\)))"
@@ -161,12 +161,12 @@ class FinalAnswer:
 
 
 def has_answer_line(text: str) -> bool:
-    return _ANSWER_LINE.search(text) is not None
+    return ANSWER_LINE.search(text) is not None
 
 
 def final_answer(text: str) -> FinalAnswer | None:
     """The final answer in an answer (see the module's docstring), or None when there is none."""
-    matches = list(_ANSWER_LINE.finditer(text))
+    matches = list(ANSWER_LINE.finditer(text))
     if matches:
         return _on_answer_line(text, matches[-1], len(matches))
     boxed = _boxed(text)
@@ -184,7 +184,7 @@ def _on_answer_line(text: str, match: re.Match, lines: int) -> FinalAnswer:
     said = lines > 1  # whether to say where even a lone formula was found
     rest = match["rest"][:_MAX_LINE].strip().strip("*_").strip()
     if not rest:
-        rest = _below(text, match.end())
+        rest = below_answer_line(text, match.end())
         kind = "display math" if rest.startswith(_DISPLAY) else "line"
         line, said = f"the {kind} below {line if lines > 1 else repr('Answer:')}", True
     formula, count = first_formula(rest)
@@ -199,7 +199,7 @@ def _first_of(count: int, where: str) -> str:
     return f"the first of {count} formulas {where}" if count > 1 else ""
 
 
-def _below(text: str, end: int) -> str:
+def below_answer_line(text: str, end: int) -> str:
     """What follows an empty "Answer:" line: display math up to its closing, else the next line
     that is not blank (at most _MAX_LINE characters of it)."""
     following = text[end : end + _MAX_LINE * 2].lstrip("\r\n \t").splitlines()[:_DISPLAY_LINES]
@@ -294,7 +294,7 @@ def _plain(text: str) -> str:
     text = _COMMANDS_DROPPED.sub(" ", text.replace("\\_", "_"))
     text = _FONT_SWITCH.sub("", _TEXT.sub(r"\1", text))
     text = _GREEK_COMMAND.sub(lambda m: m[1].lower(), text)
-    text = "".join(_GREEK_LETTERS.get(char, char) for char in text)
+    text = "".join(GREEK_LETTERS.get(char, char) for char in text)
     text = _DIVIDE.sub("/", _TIMES.sub("*", text))
     if "=" in text:
         text = text.rsplit("=", 1)[1]  # "\gamma = ...": the value, not its name

@@ -1,6 +1,8 @@
 """An assignment's handout data, from ``autograder/assignments/<name>/handout.py`` when it exists:
-``FIGURES`` (file name -> function drawing the SVG) and ``ANSWER_FORMATS`` (question id -> the form
-of an automatically graded written answer)."""
+``FIGURES`` (file name -> function drawing the SVG), ``ANSWER_FORMATS`` (question id -> the form
+of an automatically graded written answer) and ``DERIVATIONS`` (question id -> the notation and
+targets of a derivation whose final formulas the grader reads; their reference formulas are in the
+staff-only ``reference_formulas.py``, see :func:`derivation_questions`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from autograder.core.config import Assignment
+from autograder.core.config import Assignment, ConfigError
+from autograder.written.derivations.verdict import DerivationQuestion
 from autograder.written.formats import AnswerFormat
 
 
@@ -16,6 +19,7 @@ from autograder.written.formats import AnswerFormat
 class HandoutData:
     figures: dict[str, Callable[[], str]] = field(default_factory=dict)
     answer_formats: dict[str, AnswerFormat] = field(default_factory=dict)
+    derivations: dict[str, DerivationQuestion] = field(default_factory=dict)
 
 
 def handout_data(assignment: Assignment | str) -> HandoutData:
@@ -27,4 +31,28 @@ def handout_data(assignment: Assignment | str) -> HandoutData:
         if error.name != name:
             raise
         return HandoutData()
-    return HandoutData(getattr(module, "FIGURES", {}), getattr(module, "ANSWER_FORMATS", {}))
+    return HandoutData(
+        getattr(module, "FIGURES", {}), getattr(module, "ANSWER_FORMATS", {}), getattr(module, "DERIVATIONS", {})
+    )
+
+
+def derivation_questions(assignment: Assignment) -> dict[str, DerivationQuestion]:
+    """The derivation questions of ``assignment`` with their reference formulas, which only the
+    repository and the Gradescope autograder have (``reference_formulas.py``; not in the bundle)."""
+    declared = handout_data(assignment).derivations
+    if not declared:
+        return {}
+    name = f"autograder.assignments.{assignment.name}.reference_formulas"
+    try:
+        references = importlib.import_module(name).REFERENCE_FORMULAS
+    except ModuleNotFoundError as error:
+        if error.name != name:
+            raise
+        raise ConfigError(
+            f"{assignment.name}'s handout.py declares DERIVATIONS, but there is no reference_formulas.py "
+            "beside it with their REFERENCE_FORMULAS (the student bundle has none: judge in the repository)"
+        ) from None
+    missing = sorted(set(declared) - set(references))
+    if missing:
+        raise ConfigError(f"REFERENCE_FORMULAS of {assignment.name} has no formulas for {', '.join(missing)}")
+    return {question: form.with_references(references[question]) for question, form in declared.items()}

@@ -1,0 +1,70 @@
+"""The word2vec handout's notation, and the derivation questions whose final formulas the grader
+reads (:mod:`autograder.written.derivations`). Public: it says what the handout already says; the
+reference formulas are in ``reference_formulas.py``, which students never receive."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from autograder.written.derivations.notation import Convention, Family, Index, Notation, Symbol, Target
+from autograder.written.derivations.verdict import DerivationQuestion
+
+ROWS = Convention("row vectors", "row")
+COLUMNS = Convention("column vectors", "column")
+
+# Part 1: one example through the network of 1c, row vectors as in the handout.
+NETWORK = Notation(
+    dims={"D_x": 3, "H": 4, "D_y": 5},
+    vectors="row",
+    indices=(Index("t", "D_y"),),
+    symbols=(
+        Symbol("x", "vector", ("D_x",)),
+        Symbol("W_1", "matrix", ("D_x", "H"), spellings=("W^{(1)}",)),
+        Symbol("b_1", "vector", ("H",), spellings=("b^{(1)}",)),
+        Symbol("W_2", "matrix", ("H", "D_y"), spellings=("W^{(2)}",)),
+        Symbol("b_2", "vector", ("D_y",), spellings=("b^{(2)}",)),
+        Symbol("y", "onehot", ("D_y",), at="t"),
+        Symbol("z_1", "vector", ("H",), define="x W_1 + b_1", spellings=("z", "z^{(1)}", "a_1")),
+        Symbol("h", "vector", ("H",), define="\\sigma(z_1)", spellings=("h_1", "h^{(1)}", "a", "a^{(1)}")),
+        Symbol("\\theta", "vector", ("D_y",), define="h W_2 + b_2", spellings=("z_2", "z^{(2)}")),
+        Symbol("\\hat y", "vector", ("D_y",), define="\\mathrm{softmax}(\\theta)", spellings=("y_{hat}", "\\tilde y")),
+    ),
+)
+
+# Part 2: one (center, outside) pair; vectors are columns, U holds the outside vectors as rows.
+WORD2VEC = Notation(
+    dims={"V": 7, "d": 4, "K": 3},
+    vectors="column",
+    indices=(Index("o", "V"), Index("w", "V", length="K", avoid=("o",))),
+    symbols=(
+        Symbol("U", "matrix", ("V", "d")),
+        Symbol("v_c", "vector", ("d",)),
+        Symbol("y", "onehot", ("V",), at="o"),
+        Symbol("\\hat y", "vector", ("V",), define="\\mathrm{softmax}(U v_c)", spellings=("y_{hat}", "\\tilde y")),
+    ),
+    families=(
+        Family("u", "U", "row"),
+        Family("\\hat y", "\\hat y", "entry", spellings=("y_{hat}", "\\tilde y")),
+        Family("y", "y", "entry"),
+    ),
+)
+
+# 2c-ii: the same, with the first negative sample drawn twice (w_1 = w_2) and n_w counting them.
+REPEATED = replace(
+    WORD2VEC,
+    indices=(Index("o", "V"), Index("w", "V", length="K", avoid=("o",), repeats=True)),
+    symbols=(*WORD2VEC.symbols, Symbol("n", "counts", ("V",), at="w")),
+    families=(*WORD2VEC.families, Family("n", "n", "entry", spellings=("N", "c", "m"))),
+)
+
+DERIVATIONS = {
+    "1c-i": DerivationQuestion(NETWORK, (Target("\\theta"),), (ROWS, COLUMNS)),
+    "1d-i": DerivationQuestion(NETWORK, (Target("x"),), (ROWS, COLUMNS)),
+    "2b-ii": DerivationQuestion(WORD2VEC, (Target("v_c"),), (COLUMNS, ROWS)),
+    "2b-iii": DerivationQuestion(WORD2VEC, (Target("u_w", ({"w": "o"}, {"w": "other"})),), (COLUMNS, ROWS)),
+    "2b-iv": DerivationQuestion(WORD2VEC, (Target("U"),), (COLUMNS, ROWS)),
+    "2c-i": DerivationQuestion(
+        WORD2VEC, (Target("v_c"), Target("u_o"), Target("u_{w_k}", ({"k": "1"},))), (COLUMNS, ROWS)
+    ),
+    "2c-ii": DerivationQuestion(REPEATED, (Target("u_w", ({"w": "w_1"},)),), (COLUMNS, ROWS)),
+}

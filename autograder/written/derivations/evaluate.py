@@ -1,0 +1,277 @@
+"""Computes a formula's tree on values of the notation's symbols, with numpy.
+
+Every value is a 2-D array: a scalar is 1 x 1, a vector 1 x n or n x 1 as the convention writes it.
+A product side by side is the matrix product when the inner sizes agree, a scaling when one side
+is a scalar, and entry by entry when both have the same shape and no matrix product fits
+(``h(1-h)``); anything else is a :class:`ShapeError`, which the verdict reports. A formula computes
+at most :data:`MAX_STEPS` nodes (sums included), so no formula runs long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from autograder.written.derivations.tree import (
+    Call,
+    Entry,
+    IndexExpression,
+    IndexName,
+    IndexOf,
+    Indicator,
+    Name,
+    Negative,
+    Node,
+    Number,
+    Part,
+    Power,
+    Product,
+    SameIndex,
+    Sum,
+    Summation,
+    Transpose,
+    children,
+)
+
+MAX_STEPS = 20_000
+
+
+class EvaluationError(ValueError):
+    """The formula cannot be computed: its shapes do not fit, or an index is unknown."""
+
+
+class ShapeError(EvaluationError):
+    """Two shapes that no operation of the formula fits together."""
+
+
+class FreeIndex(EvaluationError):
+    """The formula uses an index that no sum binds and the question does not name: it is not one
+    value (the sum that should bind it was dropped)."""
+
+
+@dataclass
+class Scope:
+    """The values a formula is computed on: symbols (in the convention's orientation), the parts of
+    families, sizes, and the indices known by name or bound by a sum (as ``(position, list)``: a
+    position in an index list such as the samples ``w``, or ``""`` for a plain index)."""
+
+    symbols: dict[str, np.ndarray]
+    parts: dict[str, Callable[[int], np.ndarray]]
+    part_counts: dict[str, int]
+    dims: dict[str, int]
+    lists: dict[str, np.ndarray]
+    list_lengths: dict[str, str]  # index list -> the name of its length ("w" -> "K")
+    bound: dict[str, tuple[int, str]] = field(default_factory=dict)
+    steps: int = 0
+    dot_products: bool = False  # how "u \\cdot v" of two vectors of one shape is read: dot product or entry by entry
+
+
+def evaluate(node: Node, scope: Scope) -> np.ndarray:
+    scope.steps += 1
+    if scope.steps > MAX_STEPS:
+        raise EvaluationError(f"it takes more than {MAX_STEPS} steps to compute")
+    if isinstance(node, Number):
+        return np.array([[node.value]])
+    if isinstance(node, Name):
+        return scope.symbols[node.symbol]
+    if isinstance(node, Part):
+        index = index_value(node.index, scope)
+        if not 0 <= index < scope.part_counts[node.family]:
+            raise EvaluationError(f"{node.family} has no part {index + 1}")
+        return scope.parts[node.family](index)
+    if isinstance(node, Entry):
+        return _entry(evaluate(node.operand, scope), [index_value(i, scope) for i in node.indices])
+    if isinstance(node, SameIndex):
+        same = index_value(node.left, scope) == index_value(node.right, scope)
+        return np.array([[float(same != node.differ)]])
+    if isinstance(node, Negative):
+        return -evaluate(node.operand, scope)
+    if isinstance(node, Sum):
+        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
+        return _combine(left, right, np.subtract if node.subtract else np.add, "add")
+    if isinstance(node, Product):
+        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
+        if node.kind == "dot" and scope.dot_products and left.shape == right.shape and 1 in left.shape:
+            return np.array([[float(left.ravel() @ right.ravel())]])
+        return _product(left, right, node.kind)
+    if isinstance(node, Power):
+        return np.power(evaluate(node.base, scope), node.exponent)
+    if isinstance(node, Transpose):
+        return evaluate(node.operand, scope).T
+    if isinstance(node, Call):
+        return _call(node.function, evaluate(node.argument, scope))
+    if isinstance(node, Indicator):
+        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
+        compared = _combine(left, right, np.greater if node.strict else np.greater_equal, "compare")
+        return compared.astype(float)
+    return _summation(node, scope)
+
+
+def _entry(value: np.ndarray, indices: list[int]) -> np.ndarray:
+    """Entry ``indices`` of ``value``: one index for a vector, two (row, column) for a matrix."""
+    if len(indices) == 1 and 1 in value.shape and 0 <= indices[0] < value.size:
+        return value.reshape(-1)[indices[0] : indices[0] + 1].reshape(1, 1)
+    if len(indices) == 2 and all(0 <= i < n for i, n in zip(indices, value.shape)):
+        return value[indices[0] : indices[0] + 1, indices[1] : indices[1] + 1]
+    raise ShapeError(f"it takes entry {tuple(i + 1 for i in indices)} of a {_shape(value)}")
+
+
+def index_value(index: IndexExpression, scope: Scope) -> int:
+    """The position in its dimension that ``index`` names (numbers count from 1)."""
+    if isinstance(index, IndexOf):
+        position, _ = _binding(index.position.name, scope)
+        return int(scope.lists[index.indices][position])
+    if index.name.isdigit():
+        return int(index.name) - 1
+    position, through = _binding(index.name, scope)
+    return int(scope.lists[through][position]) if through else position
+
+
+def _binding(name: str, scope: Scope) -> tuple[int, str]:
+    if name not in scope.bound:
+        raise FreeIndex(
+            f"it uses the index {name}, which no sum runs over and the question does not name (a dropped sum?)"
+        )
+    return scope.bound[name]
+
+
+def _summation(node: Summation, scope: Scope) -> np.ndarray:
+    count, through = _range(node, scope)
+    skip = index_value(node.skip, scope) if node.skip is not None else None
+    saved = scope.bound.get(node.index)
+    total: np.ndarray | None = None
+    try:
+        for position in range(count):
+            scope.bound[node.index] = (position, through)
+            if skip is not None and index_value(IndexName(node.index), scope) == skip:
+                continue
+            if node.condition is not None and evaluate(node.condition, scope)[0, 0] == 0:
+                continue
+            term = evaluate(node.body, scope)
+            total = term if total is None else _combine(total, term, np.add, "add")
+    finally:
+        if saved is None:
+            scope.bound.pop(node.index, None)
+        else:
+            scope.bound[node.index] = saved
+    if total is None:
+        raise EvaluationError(f"the sum over {node.index} has no terms")  # not even a zero of known shape
+    return total
+
+
+def _range(node: Summation, scope: Scope) -> tuple[int, str]:
+    """How many values the sum's index takes, and the index list it walks (``""``: plain indices).
+    The size written above the sum decides (``K``: the samples, even when written ``u_k``); else
+    what the index picks out in the sum."""
+    for name, length in scope.list_lengths.items():
+        if node.upper == length:
+            return len(scope.lists[name]), name
+    if node.upper in scope.dims:
+        return scope.dims[node.upper], ""
+    found = _uses(node.body, node.index, scope) or (
+        _uses(Entry(Number(0), (node.condition.left, node.condition.right)), node.index, scope)
+        if node.condition is not None
+        else None
+    )
+    if found is None:
+        raise EvaluationError(f"the sum over {node.index} does not say what {node.index} runs over")
+    return found
+
+
+def _uses(node: Node, index: str, scope: Scope) -> tuple[int, str] | None:
+    """The range of ``index`` from the first part it picks out in ``node``."""
+    if isinstance(node, Part):
+        if node.index == IndexName(index):
+            return scope.part_counts[node.family], ""
+        if isinstance(node.index, IndexOf) and node.index.position == IndexName(index):
+            return len(scope.lists[node.index.indices]), ""
+        return None
+    if isinstance(node, Entry):
+        for entry_index in node.indices:
+            if isinstance(entry_index, IndexOf) and entry_index.position == IndexName(index):
+                return len(scope.lists[entry_index.indices]), ""
+    if isinstance(node, Entry) and isinstance(node.operand, Name):
+        value = scope.symbols[node.operand.symbol]
+        for axis, entry_index in enumerate(node.indices):
+            if entry_index == IndexName(index):
+                return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
+    if isinstance(node, Summation) and node.index == index:
+        return None  # an inner sum over the same letter hides it
+    for child in children(node):
+        found = _uses(child, index, scope)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_scalar(value: np.ndarray) -> bool:
+    return value.shape == (1, 1)
+
+
+def _product(left: np.ndarray, right: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "divide":
+        if _is_scalar(right) or left.shape == right.shape:
+            with np.errstate(all="ignore"):
+                return left / right
+        raise ShapeError(f"it divides a {_shape(left)} by a {_shape(right)}")
+    if kind == "elementwise":
+        return _combine(left, right, np.multiply, "multiply entry by entry")
+    if _is_scalar(left) or _is_scalar(right):
+        return left * right
+    if left.shape[1] == right.shape[0]:
+        return left @ right
+    if left.shape == right.shape:
+        return left * right
+    raise ShapeError(f"it multiplies a {_shape(left)} by a {_shape(right)}")
+
+
+def _combine(left: np.ndarray, right: np.ndarray, operation, what: str) -> np.ndarray:
+    """``operation`` entry by entry; a scalar, a row or a column is repeated to fit (numpy's rule)."""
+    try:
+        shape = np.broadcast_shapes(left.shape, right.shape)
+    except ValueError:
+        raise ShapeError(f"it tries to {what} a {_shape(left)} and a {_shape(right)}") from None
+    if shape not in (left.shape, right.shape) and not (_is_scalar(left) or _is_scalar(right)):
+        raise ShapeError(f"it tries to {what} a {_shape(left)} and a {_shape(right)}")
+    with np.errstate(all="ignore"):
+        return operation(left, right)
+
+
+def _shape(value: np.ndarray) -> str:
+    return "scalar" if _is_scalar(value) else f"{value.shape[0]} x {value.shape[1]} array"
+
+
+def sigmoid(value: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-value))
+
+
+def _softmax(value: np.ndarray) -> np.ndarray:
+    axis = None if 1 in value.shape else 1  # a vector whole; a batch row by row
+    shifted = np.exp(value - value.max(axis=axis, keepdims=True))
+    return shifted / shifted.sum(axis=axis, keepdims=True)
+
+
+def _diag(value: np.ndarray) -> np.ndarray:
+    if 1 not in value.shape:
+        raise ShapeError(f"diag of a {_shape(value)}: only a vector makes a diagonal matrix")
+    return np.diag(value.ravel())
+
+
+_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "sigma": sigmoid,
+    "sigma'": lambda z: sigmoid(z) * (1 - sigmoid(z)),
+    "relu": lambda z: np.maximum(z, 0.0),
+    "relu'": lambda z: (z > 0).astype(float),
+    "exp": np.exp,
+    "log": np.log,
+    "tanh": np.tanh,
+    "softmax": _softmax,
+    "diag": _diag,
+}
+
+
+def _call(function: str, value: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return _FUNCTIONS[function](value)

@@ -1,0 +1,342 @@
+"""Finds, in a written derivation, the final formula of each thing the question asks for.
+
+The math of an answer (``$...$``, ``$$...$$``, ``\\[...\\]``, rows of ``align``) is cut into equations
+(``A = B = C``, and rows that start with ``=`` continue the one above). An equation answers a
+:class:`~.notation.Target` when its left side is the derivative with respect to the target's
+variable, however written: ``\\frac{\\partial J}{\\partial v_c}``, ``\\partial J / \\partial v_c``,
+``\\frac{dJ}{dv_c}``, ``\\nabla_{v_c} J``, ``\\partial_{v_c} J``. Of those, first match wins:
+
+1. one on the last line starting with ``Answer:`` (or in the display math right below it);
+2. one with a ``\\boxed`` part;
+3. the last one in the answer.
+
+Its last part that can be read is the final formula (``= \\begin{cases}...`` at the end leaves the
+part before). When no equation names the target and the question asks for one formula, the
+``Answer:`` line's formula, else a boxed one, else a one-line answer, is taken as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from autograder.written.derivations.notation import Target
+from autograder.written.derivations.reader import Atom, ReadError, Token, Vocabulary, atom_at, key_of, tokens
+from autograder.written.expressions import ANSWER_LINE, below_answer_line
+from autograder.written.latex import scan
+
+MAX_ANSWER = 20_000  # characters of an answer searched for equations
+_BRACKETS = re.compile(r"\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
+_UNREAD = re.compile(r"\\begin\{([pbvBV]?matrix|array)\}.*?\\end\{\1\}", re.DOTALL)
+_CASES = re.compile(r"\\begin\{cases\}(.*?)\\end\{cases\}", re.DOTALL)
+_ROW_BREAK = "\\rowbreak "
+_CONDITION_WORDS = re.compile(r"\\(?:text|mbox|textrm|quad|qquad)|\b(?:if|for|when)\b|[{},&]")
+_OTHERWISE = re.compile(r"otherwise|else|elsewhere")
+_EQUALS = re.compile(r"(?<![<>!\\])=(?!=)|\\coloneqq|\\equiv|\\triangleq")
+_DERIVATIVE_START = {"\\frac", "\\dfrac", "\\tfrac", "\\partial", "\\nabla", "d", "\\mathrm"}
+_NOT_IN_DERIVATIVE = {"+", "-", "\\leftarrow", "\\gets", "\\approx", "\\cdot", "\\alpha", "\\eta"}
+_LOSSES = {"J", "L", "E", "C", "l", "ell"}
+_SEPARATOR = re.compile(r"\\qquad|\\quad|\\text\{\s*(?:and|,)\s*\}|(?<!\\)[,;]")
+
+
+@dataclass(frozen=True)
+class Equation:
+    left: str  # LaTeX, "" when the formula stands alone
+    parts: tuple[str, ...]  # the right sides, in order
+    line: int  # in the answer, from 1
+    on_answer_line: bool = False
+    boxed: bool = False
+
+
+@dataclass(frozen=True)
+class Found:
+    """The formula taken as final for a target, and where it was found, said for feedback."""
+
+    latex: str
+    where: str
+    candidates: tuple[str, ...]  # its equation's parts, last first (the reader tries them in turn)
+    before: tuple[Equation, ...] = ()  # the equations above it, where the answer defines its names
+    entries: tuple[str, ...] = ()  # the letters of an equation for entries: (j,) of dJ/dtheta_j
+
+
+def equations(answer: str) -> list[Equation]:
+    """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked."""
+    answer = answer[:MAX_ANSWER]
+    region = _answer_region(answer)
+    found: list[Equation] = []
+    for start, math in _maths(answer):
+        line = answer.count("\n", 0, start) + 1
+        on_line = region is not None and region[0] <= start < region[1]
+        found += _equations_in(math, line, on_line)
+    for start, line_text in _plain_lines(answer):  # "∂J/∂l = ŷ − y", written without $
+        found += _equations_in(
+            line_text, answer.count("\n", 0, start) + 1, region is not None and region[0] <= start < region[1]
+        )
+    if region is not None and not any(e.on_answer_line for e in found):
+        text = answer[region[0] : region[1]].strip().strip("*_").strip()
+        found += _equations_in(text, answer.count("\n", 0, region[0]) + 1, True)  # "Answer: U^T(y_hat - y)"
+    return found
+
+
+def _answer_region(answer: str) -> tuple[int, int] | None:
+    """Where the last ``Answer:`` line's answer is: the rest of the line, else what is below it."""
+    matches = list(ANSWER_LINE.finditer(answer))
+    if not matches:
+        return None
+    last = matches[-1]
+    if last["rest"].strip().strip("*_").strip():
+        return last.start("rest"), last.end("rest")
+    below = below_answer_line(answer, last.end())
+    start = answer.find(below[:20], last.end()) if below else -1
+    return (start, start + len(below)) if start != -1 else None
+
+
+def _plain_lines(answer: str) -> list[tuple[int, str]]:
+    """Lines without math delimiters that hold a derivative in unicode (∂, ∇), with their offsets."""
+    found, start = [], 0
+    for line in answer.splitlines(keepends=True):
+        if "$" not in line and "\\" not in line and ("∂" in line or "∇" in line) and "=" in line:
+            # From the derivative on ("So ∂J/∂l = ..."), up to a gap of spaces before a remark.
+            derivative = min(i for i in (line.find("∂"), line.find("∇")) if i != -1)
+            found.append((start + derivative, re.split(r"\s{3,}", line[derivative:].strip())[0]))
+        start += len(line)
+    return found
+
+
+def _maths(answer: str) -> list[tuple[int, str]]:
+    spans, _ = scan(answer)
+    found = [(s.start, answer[s.start : s.end].strip("$")) for s in spans]
+    taken = [(s.start, s.end) for s in spans]
+    for match in _BRACKETS.finditer(answer):
+        if not any(start <= match.start() < end for start, end in taken):
+            found.append((match.start(), match[1] or match[2]))
+    return sorted(found)
+
+
+def _equations_in(math: str, line: int, on_answer_line: bool) -> list[Equation]:
+    math, boxed = _unboxed(_UNREAD.sub(r" \\unread ", _ENVIRONMENT.sub(" ", math)))
+    # The rows of cases stay in one part (\cases{row \rowbreak row}), for final_formula to choose from.
+    math = _CASES.sub(lambda m: "\\cases{" + m[1].replace("\\\\", _ROW_BREAK) + "}", math)
+    found: list[Equation] = []
+    for row in _top_level_split(math, re.compile(r"\\\\")):
+        chunks = [c for c in _top_level_split(row, _SEPARATOR) if c.strip()]
+        for chunk in chunks:
+            sides = [side.strip().strip("&").strip() for side in _top_level_split(chunk, _EQUALS)]
+            if len(sides) == 1:
+                if not found and len(chunks) == 1:
+                    found.append(Equation("", (sides[0],), line, on_answer_line, boxed))
+                continue
+            if not sides[0] and found:  # "&= ..." continues the equation above
+                previous = found.pop()
+                parts = previous.parts + tuple(s for s in sides[1:] if s)
+                found.append(Equation(previous.left, parts, line, on_answer_line, previous.boxed or boxed))
+                continue
+            found.append(Equation(sides[0], tuple(s for s in sides[1:] if s), line, on_answer_line, boxed))
+    return found
+
+
+def _unboxed(math: str) -> tuple[str, bool]:
+    """``math`` with every ``\\boxed{...}`` replaced by what it holds, and whether there was one."""
+    boxed = False
+    for _ in range(math.count("\\boxed")):
+        start = math.find("\\boxed")
+        opening = math.find("{", start)
+        if opening == -1 or math[start + len("\\boxed") : opening].strip():
+            break
+        depth = 0
+        for position in range(opening, len(math)):
+            depth += {"{": 1, "}": -1}.get(math[position], 0)
+            if depth == 0:
+                math = math[:start] + math[opening + 1 : position] + math[position + 1 :]
+                boxed = True
+                break
+        else:
+            break
+    return math, boxed
+
+
+def case_of(part: str, letter: str, value: str) -> str | None:
+    """The row of ``\\cases{...}`` (a part) for ``letter`` = ``value`` (``other``: any word but
+    ``o``), None when no row's condition says; ``part`` itself when it is no cases."""
+    if not part.startswith("\\cases{"):
+        return part
+    for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
+        formula, _, condition = row.partition("&")
+        condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
+        if not condition and "," in formula:  # "(\hat y_o - 1) v_c, w = o" without &
+            formula, _, condition = formula.rpartition(",")
+            condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
+        equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
+        differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition)
+        if value == "other" and (_OTHERWISE.fullmatch(condition) or differs):
+            return formula.strip().rstrip(",")
+        if equal and value in (equal[1], equal[2]):
+            return formula.strip().rstrip(",")
+    return None
+
+
+def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
+    """``text`` split where ``separator`` matches outside every bracket."""
+    pieces, depth, start, position = [], 0, 0, 0
+    while position < len(text):
+        char = text[position]
+        if char == "\\" and text[position : position + 2] in ("\\{", "\\}", "\\\\") and separator.pattern != r"\\\\":
+            position += 2
+            continue
+        depth += 1 if char in "{([" else -1 if char in "})]" else 0
+        match = separator.match(text, position) if depth <= 0 else None
+        if match and match.end() > position:
+            pieces.append(text[start:position])
+            start = position = match.end()
+            continue
+        position += 1
+    pieces.append(text[start:])
+    return pieces
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A left side ``\\frac{\\partial J}{\\partial v_c}``: what is differentiated (None for a word
+    such as ``\\mathrm{CE}``), with respect to what, and the entry letters of
+    ``(\\partial J / \\partial U)_{wj}``."""
+
+    wrt: Atom
+    numerator: Atom | None
+    entries: tuple[str, ...] = ()
+
+
+def derivative_of(left: str) -> Derivative | None:
+    """The derivative a left side is, or None when it is something else."""
+    try:
+        found = tokens(left)
+    except ReadError:
+        return None
+    found, entries = _entry_wrapper(found)
+    texts = [t.text for t in found]
+    depth = 0
+    for text in texts:  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
+        depth += 1 if text in "{([" else -1 if text in "})]" else 0
+        if depth == 0 and text in _NOT_IN_DERIVATIVE:
+            return None
+    if not texts or texts[0] not in _DERIVATIVE_START:
+        return None
+    if "\\nabla" in texts:
+        at = texts.index("\\nabla")
+        wrt = atom_at(found, at + 2, subscript=True) if texts[at + 1 : at + 2] == ["_"] else None
+        return Derivative(wrt, None, entries) if wrt else None
+    marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
+    if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
+        return None
+    last = marks[-1]
+    if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
+        wrt = atom_at(found, last + 2, subscript=True)
+        return Derivative(wrt, None, entries) if wrt else None
+    wrt = atom_at(found, last + 1)
+    return Derivative(wrt, atom_at(found, marks[0] + 1), entries) if wrt else None
+
+
+def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...]]:
+    """``(\\frac{...}{...})_{wj}`` as the derivative inside and its entry letters."""
+    if not found or found[0].text not in ("(", "["):
+        return found, ()
+    depth = 0
+    for index, token in enumerate(found):
+        depth += 1 if token.text in "([" else -1 if token.text in ")]" else 0
+        if depth == 0:
+            rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
+            if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
+                return found[1:index], tuple(rest[1:])
+            return found, ()
+    return found, ()
+
+
+def _is_d(found: list[Token], index: int) -> bool:
+    """A ``d`` of ``dJ/dx`` or ``\\frac{dJ}{dx}`` (``\\mathrm{d}`` too), not the letter d of a name."""
+    token = found[index]
+    if token.text != "d" or index + 1 >= len(found):
+        return False
+    following = found[index + 1]
+    return following.kind == "letter" or following.kind == "command" or following.text == "{"
+
+
+def final_formula(answer: str, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool) -> Found | None:
+    """The final formula of ``answer`` for ``target`` (for its case written ``case_key``: ``u_o``,
+    or the target's own key); ``alone``: the question asks for this formula only. A formula for
+    the whole (``\\partial J / \\partial \\theta``) wins over one for its entries
+    (``\\partial J / \\partial \\theta_j``, ``\\partial h_i / \\partial x_j``)."""
+    listed = equations(answer)
+    target_key = key_of(target.wrt)
+    wholes, parts = [], []
+    for equation in listed:
+        derivative = derivative_of(equation.left) if equation.left and equation.parts else None
+        if derivative is None:
+            continue
+        entries = _entries(derivative, target, target_key, vocabulary)
+        if derivative.wrt.key in (case_key, target_key) and not derivative.entries:
+            if _differentiates(derivative.numerator, target, vocabulary):
+                wholes.append((derivative.wrt.key == case_key, equation))
+        elif entries:
+            parts.append((entries, equation))
+    exact = [e for specific, e in wholes if specific] or [e for _, e in wholes]
+    lone = [e for e in listed if not e.left] if alone else []
+    for pick, where in _PICKS:
+        chosen = [e for e in exact if pick(e)] or [e for e in lone if pick(e) and where != _LAST]
+        if chosen:
+            return _found(chosen[-1], where, listed)
+    chosen_part = _pick([e for _, e in parts])
+    if chosen_part is not None:
+        equation, where = chosen_part
+        entries = next(letters for letters, e in parts if e is equation)
+        return replace(_found(equation, where, listed), entries=entries)
+    if alone and len(answer.strip().splitlines()) == 1 and len(listed) == 1:  # a one-line answer's formula
+        return _found(listed[0], "the answer's one line", listed)
+    return None
+
+
+_LAST = "the last equation for it"
+# First match wins; a formula without a left side counts on an Answer: line or boxed only.
+_PICKS = (
+    (lambda e: e.on_answer_line, "the line starting with 'Answer:'"),
+    (lambda e: e.boxed, "the boxed equation"),
+    (lambda e: True, _LAST),
+)
+
+
+def _pick(equations: list[Equation]) -> tuple[Equation, str] | None:
+    for pick, where in _PICKS:
+        chosen = [e for e in equations if pick(e)]
+        if chosen:
+            return chosen[-1], where
+    return None
+
+
+def _found(equation: Equation, where: str, listed: list[Equation]) -> Found:
+    before = tuple(listed[: listed.index(equation)])
+    return Found(equation.parts[-1], f"{where} (line {equation.line})", tuple(reversed(equation.parts)), before)
+
+
+def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary: Vocabulary) -> tuple[str, ...]:
+    """The entry letters of an equation for entries of ``target`` (``\\theta_j``: (j,);
+    ``\\partial h_i / \\partial x_j``: (i, j); ``(\\partial J/\\partial U)_{wj}``: (w, j)), else ()."""
+    if derivative.entries:
+        if derivative.wrt.key == target_key and _differentiates(derivative.numerator, target, vocabulary):
+            return derivative.entries
+        return ()
+    wrt = derivative.wrt
+    if wrt.stem != target_key or len(wrt.subscript) != 1 or wrt.subscript[0].kind != "letter":
+        return ()
+    letter = wrt.subscript[0].text
+    numerator = derivative.numerator
+    if target.of and numerator is not None and numerator.stem == key_of(target.of) and len(numerator.subscript) == 1:
+        return (numerator.subscript[0].text, letter)
+    return (letter,) if _differentiates(numerator, target, vocabulary) else ()
+
+
+def _differentiates(numerator: Atom | None, target: Target, vocabulary: Vocabulary) -> bool:
+    """Whether the numerator is what ``target`` differentiates: its ``of``, else the loss (``J``,
+    ``J_{\\text{neg}}``, ``L``, ``\\mathcal{L}``, ``E``, ``\\mathrm{CE}``), never an intermediate
+    quantity (``\\partial \\theta_w / \\partial u_w``)."""
+    if target.of:
+        return numerator is not None and vocabulary.symbols.get(numerator.key) == vocabulary.symbols[key_of(target.of)]
+    return numerator is None or (numerator.base in _LOSSES and numerator.key not in vocabulary.symbols)

@@ -1,0 +1,695 @@
+"""Reads a formula written in LaTeX (or plain text, or with unicode symbols) into a :mod:`.tree`.
+
+What it reads (``docs/authoring-guide.md`` and the handouts state it to students):
+
+- the notation's symbols in any declared spelling: ``\\hat{y}``, ``\\hat y``, ``ŷ``, ``W_2``, ``W_{2}``,
+  ``\\mathbf{U}``, ``\\boldsymbol{v}_c``; parts of a family: ``u_w``, ``\\hat y_o``, ``u_{w_k}``;
+- products written side by side or with ``\\cdot``, ``\\times``, ``*``; entry by entry with ``\\odot``,
+  ``\\circ``, ``⊙`` (and side by side, for two quantities of the same shape that no matrix product
+  fits: ``h(1-h)``); ``/`` and ``\\frac``; ``+ -``; powers ``^2``;
+- transposes ``^\\top``, ``^T``, ``^{T}``, ``^\\intercal``, ``'``;
+- ``\\sigma``, ``\\sigma'``, ``\\mathrm{ReLU}``, ``\\mathrm{ReLU}'``, ``\\exp``, ``e^{...}``, ``\\log``,
+  ``\\tanh``, ``\\mathrm{softmax}``, ``\\mathrm{diag}``, ``\\max(0, ...)``, the indicator
+  ``\\mathbb{1}[... > 0]`` (``\\mathbf{1}``, ``\\mathbb{I}``, ``1\\{...\\}``, ``\\mathbb{1}_{... > 0}``);
+- sums ``\\sum_w``, ``\\sum_{w=1}^{|V|}``, ``\\sum_{w \\in V}``, ``\\sum_{w \\neq o}``, ``\\sum_{k=1}^{K}``;
+- brackets of every kind, ``\\left( \\right)``, ``\\big``, ``\\boxed``, ``\\underbrace{...}_{...}``.
+
+A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, or ``\\text{...}`` that is no
+function: what follows is commentary. Nothing is evaluated by Python; the input is cut to
+:data:`MAX_LENGTH` characters, the tree to :data:`MAX_DEPTH` levels, so reading is linear and quick.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from autograder.written.derivations.notation import Notation
+from autograder.written.derivations.tree import (
+    Call,
+    Entry,
+    IndexExpression,
+    IndexName,
+    IndexOf,
+    Indicator,
+    Name,
+    Negative,
+    Node,
+    Number,
+    Part,
+    Power,
+    Product,
+    SameIndex,
+    Sum,
+    Summation,
+    Transpose,
+)
+from autograder.written.expressions import GREEK, GREEK_LETTERS
+
+MAX_LENGTH = 1000  # characters of one formula
+MAX_DEPTH = 60  # nested brackets, products and sums
+
+_UNICODE = {
+    "ŷ": "\\hat{y}",
+    "⊙": "\\odot ",
+    "∘": "\\circ ",
+    "·": "\\cdot ",
+    "⋅": "\\cdot ",
+    "×": "\\times ",
+    "∗": "*",
+    "−": "-",
+    "–": "-",
+    "∑": "\\sum ",
+    "Σ": "\\sum ",
+    "∂": "\\partial ",
+    "∇": "\\nabla ",
+    "≠": "\\neq ",
+    "≥": "\\geq ",
+    "≤": "\\leq ",
+    "′": "'",
+    "ᵀ": "^{\\top}",
+    "⊤": "\\top ",
+    "𝟙": "\\mathbb{1}",
+    "∈": "\\in ",
+    "²": "^2",
+    **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
+    "σ": "\\sigma ",
+}
+_TOKEN = re.compile(
+    r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|])"
+    r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
+)
+_DROPPED = {
+    "\\" + name
+    for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
+    "displaystyle textstyle limits nolimits nonumber notag".split()
+}
+_ACCENTS = {"\\hat": "hat", "\\widehat": "hat", "\\tilde": "tilde", "\\widetilde": "tilde", "\\bar": "bar"}
+_ACCENTS["\\overline"] = "bar"
+_FONTS = {"\\mathbf", "\\boldsymbol", "\\bm", "\\vec", "\\mathit", "\\mathbfit", "\\pmb", "\\mathnormal"}
+_WORDS = {"\\mathrm", "\\operatorname", "\\text", "\\textrm", "\\textit", "\\mathsf", "\\rm", "\\mbox"}
+_FUNCTION_WORDS = {
+    "sigma": "sigma",
+    "sigmoid": "sigma",
+    "relu": "relu",
+    "exp": "exp",
+    "log": "log",
+    "ln": "log",
+    "tanh": "tanh",
+    "softmax": "softmax",
+    "diag": "diag",
+    "max": "max",
+}
+_INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
+_OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
+_TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
+_ELEMENTWISE = {"\\odot", "\\circ", "\\otimes"}
+_TRANSPOSE = {"\\top", "T", "\\intercal", "\\mathsf{T}", "\\mathrm{T}", "\\text{T}", "t"}
+_COMPARE = {">": True, "\\gt": True, "\\geq": False, "\\ge": False, ">=": False}
+# After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
+_STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
+_STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|"}
+_LESS = {"<", "\\lt", "\\leq", "\\le"}
+# Tokens that end a product rather than multiply into it.
+_NO_FACTOR = _STOPS | _ELEMENTWISE | _TIMES | set(_COMPARE) | _LESS | {"\\neq", "\\ne", "\\}", "\\colon"}
+
+
+class ReadError(ValueError):
+    """The formula cannot be read; the message says what stopped the reader."""
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # number, letter, command, symbol
+    text: str
+    start: int
+    end: int
+
+
+def tokens(latex: str) -> list[Token]:
+    """The tokens of ``latex``, with unicode written as LaTeX and sizing commands dropped."""
+    if len(latex) > MAX_LENGTH:
+        raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
+    text = "".join(_UNICODE.get(char, char) for char in latex)
+    found: list[Token] = []
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise ReadError(f"it contains {text[position]!r}, which is no part of a formula")
+        kind = match.lastgroup or ""
+        position = match.end()
+        if kind == "skip" or match[0] in _DROPPED:
+            if match[0] in ("\\left", "\\right") and text[position : position + 1] == ".":
+                position += 1  # \left. : no bracket at all
+            continue
+        found.append(Token(kind, match[0], match.start(), match.end()))
+    return found
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A letter with what is attached to it: ``\\hat{y}_w`` is base "hat y", subscript "w"."""
+
+    base: str
+    subscript: tuple[Token, ...] = ()
+    superscript: str = ""  # a part of the name: W^{(2)}
+    transposed: bool = False  # W^{(2)\\top}
+
+    @property
+    def key(self) -> str:
+        return self.base + (f"_{_flat(self.subscript)}" if self.subscript else "") + self.superscript
+
+    @property
+    def stem(self) -> str:
+        return self.base + self.superscript
+
+
+def _flat(group: tuple[Token, ...]) -> str:
+    return "".join(token.text for token in group if token.text not in "{}")
+
+
+class Vocabulary:
+    """What the names of a formula may be: the notation's symbols and families, and the names the
+    answer defined itself (``s_o = \\sigma(u_o^\\top v_c)``, ``\\delta_2 = \\hat y - y``), which stand
+    for what they were defined as."""
+
+    def __init__(self, notation: Notation) -> None:
+        self.symbols = {key_of(spelling): s.latex for s in notation.symbols for spelling in (s.latex, *s.spellings)}
+        self.families = {key_of(spelling): f.base for f in notation.families for spelling in (f.base, *f.spellings)}
+        self.index_lists = {index.name for index in notation.indices if index.length}
+        self.definitions: dict[str, Node] = {}
+
+    def defines(self, key: str) -> bool:
+        """Whether an answer may define ``key``: a name that is none of the notation's."""
+        return key not in self.symbols and key.split("_", 1)[0] not in self.families
+
+    def with_definition(self, key: str, node: Node) -> Vocabulary:
+        copy = Vocabulary.__new__(Vocabulary)
+        copy.symbols, copy.families, copy.index_lists = self.symbols, self.families, self.index_lists
+        copy.definitions = {**self.definitions, key: node}
+        return copy
+
+
+def key_of(latex: str) -> str:
+    """The key of the atom ``latex`` (a symbol's spelling), as :meth:`Atom.key` of a formula."""
+    reader = _Reader(tokens(latex), None)
+    atom = reader.atom()
+    if atom is None or not reader.at_end():
+        raise ReadError(f"{latex!r} is not one symbol")
+    return atom.key
+
+
+def atom_at(found: list[Token], index: int, *, subscript: bool = False) -> Atom | None:
+    """The atom at ``found[index]`` (in the group there, with ``subscript``), None when none is."""
+    reader = _Reader(found[index:], None)
+    try:
+        if subscript:
+            reader = _Reader(list(reader.group()), None)
+        return reader.atom()
+    except ReadError:
+        return None
+
+
+def defined_name(left: str) -> str | None:
+    """The key of the one name a left side defines (``\\delta_2``, ``s_o :``), None if it is more."""
+    try:
+        reader = _Reader([t for t in tokens(left) if t.text != ":"], None)
+        atom = reader.atom()
+    except ReadError:
+        return None
+    return atom.key if atom is not None and reader.at_end() else None
+
+
+def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
+    """The formula in ``latex``, and the commentary after it that was not read."""
+    found = tokens(latex)
+    reader = _Reader(found, vocabulary)
+    if reader.at_end():
+        raise ReadError("there is no formula in it")
+    node = reader.expression()
+    if reader.at_end():
+        return node, ""
+    if reader.peek().text in _STOPS:
+        start = reader.peek().start
+        return node, "".join(_UNICODE.get(c, c) for c in latex)[start:].strip()
+    raise ReadError(f"it cannot be read from {reader.peek().text!r} on")
+
+
+class _Reader:
+    """A recursive-descent reader over tokens; sums are lowest, then ``\\odot``, then products."""
+
+    def __init__(self, found: list[Token], vocabulary: Vocabulary | None) -> None:
+        self.found, self.position, self.vocabulary, self.depth = found, 0, vocabulary, 0
+
+    # ------------------------------------------------------------------ tokens
+
+    def at_end(self) -> bool:
+        return self.position >= len(self.found)
+
+    def peek(self, ahead: int = 0) -> Token:
+        index = self.position + ahead
+        return self.found[index] if index < len(self.found) else Token("end", "", 0, 0)
+
+    def take(self) -> Token:
+        token = self.peek()
+        if token.kind == "end":
+            raise ReadError("it ends too soon (an operator or a bracket without what follows it)")
+        self.position += 1
+        return token
+
+    def expect(self, text: str) -> None:
+        token = self.take()
+        if token.text != text:
+            raise ReadError(f"expected {text!r} but found {token.text!r} (are the brackets balanced?)")
+
+    def group(self) -> tuple[Token, ...]:
+        """A LaTeX argument: ``{...}`` (without its braces) or one token."""
+        if self.peek().text != "{":
+            return (self.take(),)
+        self.take()
+        start, depth = self.position, 1
+        while depth:
+            token = self.take()
+            depth += {"{": 1, "}": -1}.get(token.text, 0)
+        return tuple(self.found[start : self.position - 1])
+
+    def sub_reader(self, group: tuple[Token, ...]) -> _Reader:
+        reader = _Reader(list(group), self.vocabulary)
+        reader.depth = self.depth
+        return reader
+
+    def deeper(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ReadError(f"it nests more than {MAX_DEPTH} levels deep")
+
+    # ------------------------------------------------------------------ grammar
+
+    def expression(self) -> Node:
+        self.deeper()
+        node = self.signed()
+        while self.peek().text in ("+", "-"):
+            subtract = self.take().text == "-"
+            node = Sum(node, self.signed(), subtract)
+        self.depth -= 1
+        return node
+
+    def signed(self) -> Node:
+        if self.peek().text in ("+", "-"):
+            negative = self.take().text == "-"
+            operand = self.signed()
+            return Negative(operand) if negative else operand
+        return self.elementwise()
+
+    def elementwise(self) -> Node:
+        node = self.product()
+        while self.peek().text in _ELEMENTWISE:
+            self.take()
+            node = Product(node, self.product(), "elementwise")
+        return node
+
+    def product(self) -> Node:
+        node = self.postfix()
+        while True:
+            token = self.peek()
+            if token.text in _TIMES:
+                self.take()
+                node = Product(node, self.postfix(), "dot" if token.text == "\\cdot" else "product")
+            elif token.text == "/":
+                self.take()
+                node = Product(node, self.postfix(), "divide")
+            elif self.starts_primary(token):
+                node = Product(node, self.postfix(), "product")
+            else:
+                return node
+
+    def starts_primary(self, token: Token) -> bool:
+        if token.kind in ("number", "letter"):
+            return True
+        if token.text in _WORDS:
+            return self.word_ahead() in _FUNCTION_WORDS
+        return token.text in _OPEN or (token.kind == "command" and token.text not in _NO_FACTOR)
+
+    def word_ahead(self) -> str:
+        """The word of ``\\mathrm{word}`` at the current position, lower case."""
+        following = self.peek(1)
+        if following.text != "{":
+            return following.text.lower()
+        words = []
+        for ahead in range(2, 40):
+            token = self.peek(ahead)
+            if token.text == "}" or token.kind == "end":
+                break
+            words.append(token.text)
+        return "".join(words).lower()
+
+    def postfix(self) -> Node:
+        node = self.primary()
+        while True:
+            if self.peek().text == "'":
+                self.take()
+                node = Transpose(node)
+            elif self.peek().text == "^":
+                self.take()
+                node = self.superscript(node, self.group())
+            elif self.peek().text == "_":  # (W_1)_{ji}, (xW + b_1)_i
+                self.take()
+                node = Entry(node, self.entry_indices(self.group()))
+            else:
+                return node
+
+    def superscript(self, node: Node, group: tuple[Token, ...]) -> Node:
+        text = "".join(token.text for token in group)
+        if text in _TRANSPOSE:
+            return Transpose(node)
+        if text in ("-1", "-T"):
+            raise ReadError("it uses an inverse (^{-1}), which this reader does not compute")
+        try:
+            exponent = float(text)
+        except ValueError:
+            raise ReadError(f"it raises to the power {text!r}; only numbers and transposes are read") from None
+        if abs(exponent) > 8:
+            raise ReadError("it raises to a power above 8")
+        return Power(node, exponent)
+
+    def primary(self) -> Node:
+        self.deeper()
+        try:
+            return self._primary()
+        finally:
+            self.depth -= 1
+
+    def _primary(self) -> Node:
+        token = self.peek()
+        if token.text in _OPEN:
+            self.take()
+            if token.text == "{" or token.text == "\\{":
+                node = self.expression()
+                self.expect(_OPEN[token.text])
+                return node
+            node = self.expression()
+            self.expect(_OPEN[token.text])
+            return node
+        if token.kind == "number":
+            return self.number()
+        if token.text in ("\\frac", "\\dfrac", "\\tfrac", "\\cfrac"):
+            return self.fraction()
+        if token.text == "\\sum":
+            return self.summation()
+        if token.text in ("\\boxed", "\\underbrace", "\\overbrace"):
+            self.take()
+            node = self.sub_reader(self.group()).whole()
+            if self.peek().text in ("_", "^") and token.text != "\\boxed":
+                self.take()
+                self.group()  # the brace's label
+            return node
+        function = self.function_name()
+        if function:
+            return self.call(function)
+        if token.text in _INDICATORS and (
+            self.peek(1).text in ("1", "I")
+            or [self.peek(n).text for n in (1, 2, 3)] in (["{", "1", "}"], ["{", "I", "}"])
+        ):
+            return self.indicator_symbol()
+        if token.text == "e" and self.peek(1).text == "^" and self.is_free("e"):
+            self.take()
+            self.take()
+            return Call("exp", self.sub_reader(self.group()).whole())
+        atom = self.atom()
+        if atom is None:
+            raise ReadError(f"it cannot be read from {token.text!r} on")
+        return Transpose(self.resolve(atom)) if atom.transposed else self.resolve(atom)
+
+    def whole(self) -> Node:
+        node = self.expression()
+        if not self.at_end():
+            raise ReadError(f"it cannot be read from {self.peek().text!r} on")
+        return node
+
+    def number(self) -> Node:
+        token = self.take()
+        if token.text == "1" and self.comparison_follows():
+            return self.indicator()
+        return Number(float(token.text))
+
+    def fraction(self) -> Node:
+        self.take()
+        if self.peek().kind == "number" and len(self.peek().text) == 2:  # \frac12
+            digits = self.take().text
+            return Product(Number(float(digits[0])), Number(float(digits[1])), "divide")
+        numerator = self.sub_reader(self.group()).whole()
+        denominator = self.sub_reader(self.group()).whole()
+        return Product(numerator, denominator, "divide")
+
+    # ------------------------------------------------------------------ functions
+
+    def function_name(self) -> str:
+        """The function starting here (consumed), or "" when none does."""
+        token = self.peek()
+        name = ""
+        if token.kind == "command" and token.text[1:].lower() in _FUNCTION_WORDS:
+            name, width = _FUNCTION_WORDS[token.text[1:].lower()], 1
+        elif token.text in _WORDS and self.word_ahead() in _FUNCTION_WORDS:
+            name, width = _FUNCTION_WORDS[self.word_ahead()], 0
+        elif token.kind == "letter":
+            word, width = self.letters_ahead()
+            name = _FUNCTION_WORDS.get(word.lower(), "") if len(word) > 1 and self.is_free(word) else ""
+        if not name:
+            return ""
+        if width:
+            self.position += width
+        else:
+            self.take()
+            self.group()
+        return name
+
+    def letters_ahead(self) -> tuple[str, int]:
+        """The longest run of letters written together from here that spells a function's name."""
+        best, run, ahead = ("", 0), "", 0
+        while self.peek(ahead).kind == "letter" and (ahead == 0 or self.peek(ahead).start == self.peek(ahead - 1).end):
+            run += self.peek(ahead).text
+            ahead += 1
+            if run.lower() in _FUNCTION_WORDS:
+                best = (run, ahead)
+        return best
+
+    def is_free(self, name: str) -> bool:
+        """Whether ``name`` is no symbol of the notation (``e`` may be one)."""
+        return self.vocabulary is None or name not in self.vocabulary.symbols
+
+    def call(self, function: str) -> Node:
+        derivative = False
+        while self.peek().text == "'" or (self.peek().text == "^" and self.peek(1).text in ("'", "\\prime")):
+            if self.take().text == "^":
+                self.take()
+            derivative = True
+        if function == "max":
+            return self.maximum()
+        if self.peek().text in _OPEN:
+            argument = self.primary()
+        elif function in ("exp", "log"):
+            argument = self.postfix()
+        else:
+            raise ReadError(f"{function} needs its argument in brackets")
+        if derivative:
+            if function not in ("sigma", "relu"):
+                raise ReadError(f"it uses the derivative of {function}; only sigma' and ReLU' are read")
+            function += "'"
+        return Call(function, argument)
+
+    def maximum(self) -> Node:
+        if self.peek().text not in _OPEN:
+            raise ReadError("max needs its arguments in brackets: \\max(0, z)")
+        closing = _OPEN[self.take().text]
+        first = self.expression()
+        self.expect(",")
+        second = self.expression()
+        self.expect(closing)
+        if first == Number(0.0):
+            return Call("relu", second)
+        if second == Number(0.0):
+            return Call("relu", first)
+        raise ReadError("only max(0, z), the ReLU, is read")
+
+    def comparison_follows(self) -> bool:
+        """Whether a bracket (or subscript) holding a comparison starts here: the indicator."""
+        ahead = 1 if self.peek().text == "_" else 0
+        if self.peek(ahead).text not in _OPEN:
+            return False
+        depth = 0
+        for distance in range(ahead, ahead + 4 * MAX_LENGTH):
+            token = self.peek(distance)
+            if token.kind == "end":
+                return False
+            depth += 1 if token.text in _OPEN else -1 if token.text in _OPEN.values() else 0
+            if token.text in _COMPARE or token.text in _LESS or (depth == 1 and token.text in ("=", "\\neq", "\\ne")):
+                return True
+            if depth == 0:
+                return False
+        return False
+
+    def indicator_symbol(self) -> Node:
+        """``\\mathbb{1}[...]``, ``\\mathbb{I}\\{...\\}``, ``\\mathbf{1}_{...}``."""
+        self.take()
+        inside = "".join(token.text for token in self.group())
+        if inside not in ("1", "I") or not self.comparison_follows():
+            raise ReadError(f"it uses \\mathbb{{{inside}}} without a condition in brackets after it")
+        return self.indicator()
+
+    def indicator(self) -> Node:
+        if self.peek().text == "_":
+            self.take()
+            return self.sub_reader(self.group()).condition()
+        closing = _OPEN[self.take().text]
+        node = self.condition()
+        self.expect(closing)
+        return node
+
+    def same_index(self) -> SameIndex | None:
+        """``w = o`` or ``w_k \\neq w`` up to the closing bracket: indices compared, else None."""
+        for length in (1, 3):
+            operator = self.peek(length).text
+            if operator in ("=", "\\neq", "\\ne"):
+                left = tuple(self.found[self.position : self.position + length])
+                after = self.position + length + 1
+                right = tuple(self.found[after : after + (3 if self.peek(length + 2).text == "_" else 1)])
+                self.position = after + len(right)
+                return SameIndex(self.index_expression(left), self.index_expression(right), operator != "=")
+        return None
+
+    def condition(self) -> Node:
+        same = self.same_index()
+        if same is not None:
+            return same
+        left = self.expression()
+        operator = self.take().text
+        if operator == ">" and self.peek().text == "=":
+            self.take()
+            operator = ">="
+        right = self.expression()
+        if operator in _COMPARE:
+            return Indicator(left, right, _COMPARE[operator])
+        if operator in ("<", "\\lt"):
+            return Indicator(right, left, True)
+        if operator in ("\\leq", "\\le"):
+            return Indicator(right, left, False)
+        raise ReadError(f"the indicator's condition uses {operator!r}; write it with > or \\geq")
+
+    # ------------------------------------------------------------------ sums
+
+    def summation(self) -> Node:
+        self.take()
+        index, skip, upper, condition = "", None, "", None
+        for _ in range(2):
+            if self.peek().text == "_":
+                self.take()
+                index, skip, condition = self.sub_reader(self.group()).sum_range()
+            elif self.peek().text == "^":
+                self.take()
+                upper = "".join(token.text for token in self.group() if token.text not in "|{}")
+        if not index:
+            raise ReadError("a sum needs its index below it: \\sum_{w}")
+        self.deeper()
+        body = self.elementwise()
+        self.depth -= 1
+        return Summation(index, body, skip, upper, condition)
+
+    def sum_range(self) -> tuple[str, IndexExpression | None, SameIndex | None]:
+        """``w``, ``w=1``, ``w \\in V``, ``w \\neq o``, ``k: w_k = w``: the index, the value it
+        skips and the condition its terms meet."""
+        token = self.take()
+        if token.kind != "letter":
+            raise ReadError(f"a sum's index must be a letter, not {token.text!r}")
+        following = self.peek().text
+        if following in ("\\neq", "\\ne"):
+            self.take()
+            return token.text, self.index_expression(tuple(self.found[self.position :])), None
+        if following in (":", "\\colon", "|", "\\mid", ","):
+            self.take()
+            condition = self.same_index()
+            if condition is not None and self.at_end():
+                return token.text, None, condition
+        if following in ("=", "\\in", ""):
+            return token.text, None, None  # the range is that of what the index picks out
+        raise ReadError(
+            f"the sum's range {_flat(tuple(self.found))!r} is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
+        )
+
+    # ------------------------------------------------------------------ names
+
+    def atom(self) -> Atom | None:
+        """A letter with its accent, font and subscript, or None when none starts here."""
+        token = self.peek()
+        if token.text in _ACCENTS:
+            self.take()
+            inner = self.sub_reader(self.group()).atom()
+            if inner is None:
+                raise ReadError(f"{token.text} must be put on a letter")
+            base = f"{_ACCENTS[token.text]} {inner.base}"
+            return self.attached(Atom(base, inner.subscript, inner.superscript))
+        if token.text in _FONTS or (token.text in _WORDS and self.peek(1).text == "{"):
+            self.take()
+            reader = self.sub_reader(self.group())
+            inner = reader.atom()
+            if inner is None or not reader.at_end():
+                return None
+            return self.attached(inner)
+        if token.kind == "letter" or (token.kind == "command" and token.text[1:] in GREEK) or token.text == "\\ell":
+            self.take()
+            name = token.text.lstrip("\\")
+            return self.attached(Atom("l" if name == "ell" else name))
+        if token.kind == "command" and token.text[1:].lower() in GREEK:  # \Theta
+            self.take()
+            return self.attached(Atom(token.text[1:]))
+        return None
+
+    def attached(self, atom: Atom) -> Atom:
+        """``atom`` with the subscript and the name's superscript (``W^{(2)}``) that follow it."""
+        subscript, superscript = atom.subscript, atom.superscript
+        for _ in range(2):
+            if self.peek().text == "_" and not subscript:
+                self.take()
+                subscript = self.group()
+            elif self.peek().text == "^" and self.peek(1).text == "{" and self.peek(2).text == "(":
+                self.take()
+                group = self.group()
+                closing = next((i for i, t in enumerate(group) if t.text == ")"), len(group) - 1)
+                superscript = "^(" + _flat(group[1:closing]) + ")"
+                transposed = "".join(t.text for t in group[closing + 1 :]) in _TRANSPOSE
+                return Atom(atom.base, subscript, superscript, transposed or atom.transposed)
+        return Atom(atom.base, subscript, superscript, atom.transposed)
+
+    def resolve(self, atom: Atom) -> Node:
+        vocabulary = self.vocabulary
+        if vocabulary is None:
+            raise ReadError("no notation to read names with")
+        if atom.key in vocabulary.symbols:
+            return Name(vocabulary.symbols[atom.key])
+        if atom.key in vocabulary.definitions:
+            return vocabulary.definitions[atom.key]
+        if atom.subscript and atom.stem in vocabulary.families:
+            return Part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
+        if atom.subscript and atom.stem in vocabulary.symbols:
+            return Entry(Name(vocabulary.symbols[atom.stem]), self.entry_indices(atom.subscript))
+        raise ReadError(f"{_shown_atom(atom)} is not a symbol of this question's notation")
+
+    def entry_indices(self, group: tuple[Token, ...]) -> tuple[IndexExpression, ...]:
+        """``j`` (an entry of a vector), ``ji`` or ``j,i`` (of a matrix), ``w_k``."""
+        texts = [token for token in group if token.text not in "{},"]
+        if len(texts) == 2 and all(token.kind == "letter" for token in texts):
+            return (IndexName(texts[0].text), IndexName(texts[1].text))
+        return (self.index_expression(group),)
+
+    def index_expression(self, group: tuple[Token, ...]) -> IndexExpression:
+        texts = [token.text for token in group if token.text not in "{}"]
+        if len(texts) == 1 and (group[0].kind in ("letter", "number") or group[-1].kind in ("letter", "number")):
+            return IndexName(texts[0])
+        vocabulary = self.vocabulary
+        if len(texts) == 3 and texts[1] == "_" and vocabulary is not None and texts[0] in vocabulary.index_lists:
+            return IndexOf(texts[0], IndexName(texts[2]))
+        raise ReadError(f"the index {''.join(texts)!r} is not read; use a letter (u_w) or a sample (u_{{w_k}})")
+
+
+def _shown_atom(atom: Atom) -> str:
+    return atom.base.replace("hat ", "\\hat ") + (f"_{{{_flat(atom.subscript)}}}" if atom.subscript else "")

@@ -1,0 +1,198 @@
+"""The tree a formula is read into: what :mod:`.reader` builds and :mod:`.evaluate` computes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ProductKind = Literal["product", "elementwise", "divide", "dot"]  # dot: \\cdot, a dot product between vectors
+FUNCTIONS = ("sigma", "sigma'", "relu", "relu'", "exp", "log", "tanh", "softmax", "diag")
+
+
+@dataclass(frozen=True)
+class Number:
+    value: float
+
+
+@dataclass(frozen=True)
+class Name:
+    """A symbol of the notation."""
+
+    symbol: str
+
+
+@dataclass(frozen=True)
+class IndexName:
+    """An index: a letter bound by a sum, a named index (``o``), a case's (``w``) or a number."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class IndexOf:
+    """An entry of a list of indices: ``w_k``."""
+
+    indices: str
+    position: IndexName
+
+
+IndexExpression = IndexName | IndexOf
+
+
+@dataclass(frozen=True)
+class Part:
+    """A row or an entry of a family: ``u_w``, ``\\hat y_o``, ``u_{w_k}``."""
+
+    family: str
+    index: IndexExpression
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entry of a vector or matrix: ``x_j``, ``(W_1)_{ji}``, ``(xW + b_1)_i``."""
+
+    operand: Node
+    indices: tuple[IndexExpression, ...]
+
+
+@dataclass(frozen=True)
+class SameIndex:
+    """``\\mathbb{1}[w = o]``: 1 when the two indices are the same word, else 0 (``differ``: ``\\neq``)."""
+
+    left: IndexExpression
+    right: IndexExpression
+    differ: bool = False
+
+
+@dataclass(frozen=True)
+class Negative:
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Sum:
+    left: Node
+    right: Node
+    subtract: bool = False
+
+
+@dataclass(frozen=True)
+class Product:
+    left: Node
+    right: Node
+    kind: ProductKind = "product"
+
+
+@dataclass(frozen=True)
+class Power:
+    base: Node
+    exponent: float
+
+
+@dataclass(frozen=True)
+class Transpose:
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Call:
+    function: str  # one of FUNCTIONS
+    argument: Node
+
+
+@dataclass(frozen=True)
+class Indicator:
+    """``\\mathbb{1}[left > right]``, entry by entry; ``strict`` false for ``\\geq``."""
+
+    left: Node
+    right: Node
+    strict: bool = True
+
+
+@dataclass(frozen=True)
+class Summation:
+    """``\\sum_{index} body``: over every value of ``index`` but ``skip``; ``upper`` names the size
+    written above the sum (``K``, ``|V|``), "" when none is."""
+
+    index: str
+    body: Node
+    skip: IndexExpression | None = None
+    upper: str = ""
+    condition: SameIndex | None = None  # \\sum_{k: w_k = w}: only the terms where it holds
+
+
+Node = (
+    Number
+    | Name
+    | Part
+    | Entry
+    | SameIndex
+    | Negative
+    | Sum
+    | Product
+    | Power
+    | Transpose
+    | Call
+    | Indicator
+    | Summation
+)
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, (Sum, Product, Indicator)):
+        return (node.left, node.right)
+    if isinstance(node, (Negative, Transpose, Entry)):
+        return (node.operand,)
+    if isinstance(node, Power):
+        return (node.base,)
+    if isinstance(node, Call):
+        return (node.argument,)
+    if isinstance(node, Summation):
+        return (node.body,)
+    return ()
+
+
+def has_dot(node: Node) -> bool:
+    """Whether ``node`` has a ``\\cdot``, which between two vectors may be a dot product."""
+    return (isinstance(node, Product) and node.kind == "dot") or any(has_dot(child) for child in children(node))
+
+
+def shown(node: Node) -> str:
+    """The tree written back in plain notation, for feedback: how the formula was read."""
+    if isinstance(node, Number):
+        return f"{node.value:g}"
+    if isinstance(node, Name):
+        return node.symbol
+    if isinstance(node, Part):
+        return f"{node.family}_{_index(node.index)}"
+    if isinstance(node, Entry):
+        return f"{_grouped(node.operand)}_{''.join(_index(i) for i in node.indices)}"
+    if isinstance(node, SameIndex):
+        return f"1[{_index(node.left)} {'≠' if node.differ else '='} {_index(node.right)}]"
+    if isinstance(node, Negative):
+        return f"-{_grouped(node.operand)}"
+    if isinstance(node, Sum):
+        return f"{shown(node.left)} {'-' if node.subtract else '+'} {_grouped(node.right)}"
+    if isinstance(node, Product):
+        operator = {"product": " ", "elementwise": " ⊙ ", "divide": " / ", "dot": " · "}[node.kind]
+        return f"{_grouped(node.left)}{operator}{_grouped(node.right)}"
+    if isinstance(node, Power):
+        return f"{_grouped(node.base)}^{node.exponent:g}"
+    if isinstance(node, Transpose):
+        return f"{_grouped(node.operand)}^T"
+    if isinstance(node, Call):
+        return f"{node.function}({shown(node.argument)})"
+    if isinstance(node, Indicator):
+        return f"1[{shown(node.left)} {'>' if node.strict else '≥'} {shown(node.right)}]"
+    skip = f" ≠ {_index(node.skip)}" if node.skip is not None else ""
+    condition = f": {shown(node.condition)[2:-1]}" if node.condition is not None else ""
+    return f"sum_{node.index}{skip}{condition} {_grouped(node.body)}"
+
+
+def _index(index: IndexExpression) -> str:
+    return index.name if isinstance(index, IndexName) else f"{index.indices}_{index.position.name}"
+
+
+def _grouped(node: Node) -> str:
+    simple = isinstance(node, (Number, Name, Part, Call, Indicator, Transpose, Power, Entry, SameIndex))
+    return shown(node) if simple else f"({shown(node)})"

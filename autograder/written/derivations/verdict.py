@@ -1,0 +1,414 @@
+"""Whether a student's final formulas equal the reference's: numeric identity testing.
+
+Both formulas are computed on random values of the notation's shapes (:data:`TRIALS` draws, the
+sizes all different so that a misplaced transpose cannot fit), under each convention the question
+allows; the answer is *equal* when, under one convention, it matches at every draw. A formula
+that cannot be read is *unreadable*, with what stopped the reader; else *not equal*, with one way
+it differs (the opposite sign, a transpose, a factor, a shape). A wrong formula cannot be equal by
+chance: it would have to agree at every entry of every draw.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Literal
+
+import numpy as np
+
+from autograder.written.derivations.evaluate import EvaluationError, FreeIndex, Scope, ShapeError, evaluate
+from autograder.written.derivations.final import Equation, Found, case_of, final_formula
+from autograder.written.derivations.notation import Convention, Notation, Target
+from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
+from autograder.written.derivations.tree import Node, has_dot, shown
+
+TRIALS = 3
+_RELATIVE = 1e-7
+_SHAPES = "its shapes do not fit"
+Status = Literal["equal", "not equal", "unreadable"]
+_ORDER: dict[str, int] = {"not equal": 0, "unreadable": 1, "equal": 2}
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One draw of random values: every symbol (in the notation's orientation) and index."""
+
+    symbols: dict[str, np.ndarray]
+    named: dict[str, int]  # o -> its index
+    lists: dict[str, np.ndarray]  # w -> the samples
+
+
+@dataclass(frozen=True)
+class PartVerdict:
+    """The verdict on one formula the question asks for (one case of it)."""
+
+    target: str  # "d/dv_c", "d/du_w (w = o)"
+    status: Status
+    read: str = ""  # how the formula was read, in plain notation
+    note: str = ""  # where it differs, or why it cannot be read
+    where: str = ""  # where in the answer it was found
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Status
+    parts: tuple[PartVerdict, ...] = field(default_factory=tuple)
+
+    def summary(self) -> str:
+        """One line per part: what was read and the verdict, for TAs and feedback."""
+        lines = []
+        for part in self.parts:
+            read = f" read as {part.read}" if part.read else ""
+            note = f": {part.note}" if part.note else ""
+            lines.append(f"{part.target}{read}: {part.status}{note}")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------- values
+
+
+def draw(notation: Notation, rng: np.random.Generator) -> Draw:
+    """Random values of every symbol; defined symbols computed from the others, in order."""
+    named: dict[str, int] = {}
+    lists: dict[str, np.ndarray] = {}
+    for index in notation.indices:
+        taken = {named[name] for name in index.avoid if name in named}
+        free = np.array([i for i in range(notation.dims[index.dim]) if i not in taken])
+        if index.length:
+            drawn = rng.choice(free, size=notation.dims[index.length] - index.repeats, replace=False)
+            lists[index.name] = np.insert(drawn, 1, drawn[0]) if index.repeats else drawn
+        else:
+            named[index.name] = int(rng.choice(free))
+    symbols: dict[str, np.ndarray] = {}
+    vocabulary = Vocabulary(notation)
+    for symbol in notation.symbols:
+        if symbol.define:
+            scope = _scope(notation, Draw(symbols, named, lists), None, {})
+            symbols[symbol.latex] = evaluate(read(symbol.define, vocabulary)[0], scope)
+            continue
+        sizes = [notation.dims[d] for d in symbol.dims]
+        if symbol.kind == "scalar":
+            value = np.array([[rng.integers(1, 5) if symbol.positive else rng.normal()]], dtype=float)
+        elif symbol.kind == "matrix":
+            value = rng.normal(size=sizes)
+        elif symbol.kind == "counts":
+            counted = np.bincount(lists[symbol.at], minlength=sizes[0]).astype(float).reshape(1, -1)
+            value = counted if notation.vectors == "row" else counted.T
+        else:
+            value = np.zeros((1, sizes[0])) if symbol.kind == "onehot" else rng.normal(size=(1, sizes[0]))
+            if symbol.kind == "onehot":
+                value[0, named[symbol.at]] = 1.0
+            value = value if notation.vectors == "row" else value.T
+        symbols[symbol.latex] = value
+    return Draw(symbols, named, lists)
+
+
+def _is_vector(value: np.ndarray) -> bool:
+    return value.ndim == 2 and 1 in value.shape and value.size > 1
+
+
+def _oriented(value: np.ndarray, vectors: str) -> np.ndarray:
+    """A vector as a row or a column; anything else as it is."""
+    if not _is_vector(value):
+        return value
+    return value.reshape(1, -1) if vectors == "row" else value.reshape(-1, 1)
+
+
+def _scope(notation: Notation, values: Draw, convention: Convention | None, bound: dict[str, int]) -> Scope:
+    """The values a formula is computed on under ``convention`` (None: the notation's own)."""
+    vectors = convention.vectors if convention else notation.vectors
+    transposed = convention.transposed if convention else ()
+    symbols = {}
+    for name, value in values.symbols.items():
+        value = _oriented(value, vectors)
+        symbols[name] = value.T if name in transposed else value
+    parts: dict[str, Callable[[int], np.ndarray]] = {}
+    counts: dict[str, int] = {}
+    for family in notation.families:
+        if family.of not in values.symbols:
+            continue  # while the defined symbols are computed, those to come
+        whole = values.symbols[family.of]
+        parts[family.base] = partial(_row, whole, vectors) if family.part == "row" else partial(_entry_of, whole)
+        counts[family.base] = whole.shape[0] if family.part == "row" else whole.size
+    lengths = {index.name: index.length for index in notation.indices if index.length}
+    return Scope(
+        symbols,
+        parts,
+        counts,
+        dict(notation.dims),
+        dict(values.lists),
+        lengths,
+        {name: (value, "") for name, value in {**values.named, **bound}.items()},
+    )
+
+
+def _row(matrix: np.ndarray, vectors: str, index: int) -> np.ndarray:
+    return _oriented(matrix[index : index + 1, :], vectors)
+
+
+def _entry_of(vector: np.ndarray, index: int) -> np.ndarray:
+    return vector.reshape(-1)[index : index + 1].reshape(1, 1)
+
+
+def _case_values(notation: Notation, values: Draw, case: dict[str, str]) -> dict[str, int]:
+    """The indices a case names: ``o``, ``other`` (a word that is none of the named ones), a number."""
+    bound = {}
+    used = set(values.named.values()) | {int(i) for v in values.lists.values() for i in v}
+    for letter, value in case.items():
+        if value in values.named:
+            bound[letter] = values.named[value]
+        elif "_" in value:  # w_1: the first of the list w
+            name, position = value.split("_")
+            bound[letter] = int(values.lists[name][int(position) - 1])
+        elif value == "other":
+            dim = next((i.dim for i in notation.indices if i.name == letter or not i.length), "")
+            bound[letter] = next(i for i in range(notation.dims[dim]) if i not in used)
+        else:
+            bound[letter] = int(value)
+    return bound
+
+
+# ------------------------------------------------------------------------- comparing
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a student's formula is computed: its tree, the letters of an equation for entries
+    (``\\partial J / \\partial \\theta_j``: the vector whose entry j it gives), and whether
+    ``\\cdot`` between two vectors is their dot product."""
+
+    tree: Node
+    entries: tuple[str, ...] = ()
+    dot_products: bool = False
+
+
+def compare(
+    student: Node,
+    reference: Node,
+    notation: Notation,
+    conventions: tuple[Convention, ...],
+    case: dict[str, str],
+    entries: tuple[str, ...] = (),
+) -> tuple[Status, str]:
+    """(equal or not equal, one way they differ) of two read formulas. A ``\\cdot`` between two
+    vectors is read both ways (a dot product, or entry by entry as ``\\sigma(z) \\cdot (1 - \\sigma(z))``
+    means); one reading equal to the reference is the one the student meant."""
+    rng = np.random.default_rng(20261125)
+    draws = [draw(notation, rng) for _ in range(TRIALS)]
+    readings = [Reading(student, entries, dot) for dot in ((False, True) if has_dot(student) else (False,))]
+    problems = []
+    for convention in conventions:
+        for reading in readings:
+            problem = _differs(reading, reference, notation, convention, case, draws)
+            if problem is None:
+                return "equal", ""
+            problems.append(problem)
+    # Where the formula could be computed, how its values differ says more than a shape.
+    return "not equal", next((p for p in problems if not p.startswith(_SHAPES)), problems[0])
+
+
+def _differs(
+    student: Reading,
+    reference: Node,
+    notation: Notation,
+    convention: Convention,
+    case: dict[str, str],
+    draws: list[Draw],
+) -> str | None:
+    for values in draws:
+        bound = _case_values(notation, values, case)
+        want = evaluate(reference, _scope(notation, values, None, bound))
+        want = _oriented(want, convention.vectors)
+        want = want.T if convention.answer_transposed else want
+        scope = _scope(notation, values, convention, bound)
+        scope.dot_products = student.dot_products
+        try:
+            got = _computed(student, scope, want.shape)
+        except ShapeError as error:
+            return f"{_SHAPES} ({error}) with {convention.name}"
+        except FreeIndex as error:
+            return str(error)
+        problem = _difference(got, want)
+        if problem:
+            return f"{problem} (with {convention.name})"
+    return None
+
+
+def _computed(student: Reading, scope: Scope, shape: tuple[int, ...]) -> np.ndarray:
+    """The student's formula computed; for an equation for entries, every entry of ``shape``."""
+    if not student.entries:
+        return evaluate(student.tree, scope)
+    if len(student.entries) == 1 and 1 not in shape:
+        raise ShapeError("it gives one entry of a vector, but the answer is a matrix (with entries i, j)")
+    result = np.empty(shape)
+    positions = np.ndindex(shape) if len(student.entries) == 2 else ((i,) for i in range(max(shape)))
+    for position in positions:
+        for letter, value in zip(student.entries, position):
+            scope.bound[letter] = (value, "")
+        entry = evaluate(student.tree, scope)
+        if entry.shape != (1, 1):
+            raise ShapeError(f"its entry {position} is not a number but a {entry.shape[0]} x {entry.shape[1]} array")
+        result.reshape(-1)[int(np.ravel_multi_index(position, shape)) if len(position) == 2 else position[0]] = entry[
+            0, 0
+        ]
+    return result
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> bool:
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    return bool(
+        got.shape == want.shape
+        and np.all(np.isfinite(got))
+        and np.allclose(got, want, rtol=_RELATIVE, atol=_RELATIVE * scale)
+    )
+
+
+def _difference(got: np.ndarray, want: np.ndarray) -> str:
+    """ "" when equal, else one way ``got`` differs from ``want``."""
+    if _close(got, want):
+        return ""
+    if not np.all(np.isfinite(got)):
+        return "it has no finite value (a log of a negative number, or a division by zero)"
+    if _close(-got, want):
+        return "it has the opposite sign"
+    if _close(got.T, want):
+        return "it is the transpose of the right answer"
+    if got.shape != want.shape:
+        return f"it has shape {got.shape[0]} x {got.shape[1]}, the answer {want.shape[0]} x {want.shape[1]}"
+    flat_got, flat_want = got.ravel(), want.ravel()
+    ratio = float(flat_got @ flat_want) / float(flat_want @ flat_want or 1.0)
+    simple = [k for k in (2, 3, 4, 0.5, 1 / 3, 0.25, -2, -0.5) if abs(ratio - k) < 1e-6]
+    if simple and _close(got / simple[0], want):
+        return f"it is {simple[0]:.3g} times the right answer"
+    return "its values differ from the right answer's"
+
+
+# ------------------------------------------------------------------------- the whole answer
+
+
+@dataclass(frozen=True)
+class DerivationQuestion:
+    """A derivation question: its notation, what it asks for, the conventions it accepts, and (for
+    staff only) the reference formula of each target, keyed by the target's ``wrt``."""
+
+    notation: Notation
+    targets: tuple[Target, ...]
+    conventions: tuple[Convention, ...]
+    references: dict[str, str] = field(default_factory=dict)
+
+    def with_references(self, references: dict[str, str]) -> DerivationQuestion:
+        return replace(self, references=references)
+
+
+def judge(answer: str, question: DerivationQuestion) -> Verdict:
+    """The verdict on ``answer``: every target's final formula read and compared."""
+    vocabulary = Vocabulary(question.notation)
+    parts = []
+    for target in question.targets:
+        reference, _ = read(question.references[target.wrt], vocabulary)
+        for case in target.cases:
+            parts.append(_judge_case(answer, question, target, case, reference, vocabulary))
+    status = min((p.status for p in parts), key=lambda s: _ORDER[s])
+    return Verdict(status, tuple(parts))
+
+
+def read_final(
+    answer: str, question: DerivationQuestion, target: Target, case: dict[str, str], vocabulary: Vocabulary
+) -> tuple[Found | None, Node | None, str]:
+    """The final formula for one case of ``target``: where it was found, its tree (None when it
+    cannot be read) and what stopped the reader."""
+    case_key = _case_key(target, case)
+    found = final_formula(answer, target, case_key, vocabulary, alone=len(question.targets) == 1)
+    if found is None:
+        return None, None, f"no equation for {_derivative(target, case)} found"
+    vocabulary = defined_names(found.before, vocabulary)
+    problem = ""
+    for written in found.candidates:
+        latex = _case_row(written, case)
+        if latex is None:
+            problem = problem or f"its cases have no row for {_condition(case)}"
+            continue
+        try:
+            node, _ = read(latex, vocabulary)
+        except ReadError as error:
+            problem = problem or f"{latex.strip()[:80]!r}: {error}"
+            continue
+        return replace(found, latex=latex), node, ""
+    return found, None, problem
+
+
+def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary) -> Vocabulary:
+    """``vocabulary`` with the names ``equations`` define (``\\delta_1 = ...``): each stands for the
+    last part of its definition that can be read, as the student wrote it."""
+    for equation in equations:
+        key = defined_name(equation.left) if equation.left else None
+        if key is None or not vocabulary.defines(key):
+            continue
+        for part in reversed(equation.parts):
+            try:
+                node, _ = read(part, vocabulary)
+            except ReadError:
+                continue
+            vocabulary = vocabulary.with_definition(key, node)
+            break
+    return vocabulary
+
+
+def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Convention, ...]:
+    """The conventions of the vectors the answer says it uses ("with column vectors"), or all when
+    it says none or both: a formula right only under the convention it rejected is not right."""
+    text = answer.lower()
+    said = {o for o in ("row", "column") if re.search(rf"\b{o}[- ]vectors?\b", text)}
+    chosen = tuple(c for c in conventions if c.vectors in said)
+    return chosen if len(said) == 1 and chosen else conventions
+
+
+def _case_row(part: str, case: dict[str, str]) -> str | None:
+    """The row of a cases part that answers ``case``; the part itself when it is no cases."""
+    for letter, value in case.items():
+        row = case_of(part, letter, value)
+        if row is None:
+            return None
+        part = row
+    return part
+
+
+def _judge_case(
+    answer: str,
+    question: DerivationQuestion,
+    target: Target,
+    case: dict[str, str],
+    reference: Node,
+    vocabulary: Vocabulary,
+) -> PartVerdict:
+    name = _derivative(target, case)
+    found, node, problem = read_final(answer, question, target, case, vocabulary)
+    if node is None:
+        return PartVerdict(name, "unreadable", note=problem, where=found.where if found else "")
+    assert found is not None  # a tree is only read from a formula found
+    try:
+        conventions = _stated(answer, question.conventions)
+        status, note = compare(node, reference, question.notation, conventions, case, found.entries)
+    except EvaluationError as error:
+        return PartVerdict(name, "unreadable", shown(node), str(error), found.where)
+    return PartVerdict(name, status, shown(node), note, found.where)
+
+
+def _case_key(target: Target, case: dict[str, str]) -> str:
+    """How a student writes the variable of one case: ``u_o`` for the case w = o."""
+    latex = target.wrt
+    for letter, value in case.items():
+        if value.isalpha() and value != "other":  # a named index (o), not a position or a list's entry
+            latex = latex.replace(f"_{letter}", f"_{value}").replace(f"_{{{letter}}}", f"_{{{value}}}")
+    return key_of(latex)
+
+
+def _derivative(target: Target, case: dict[str, str]) -> str:
+    condition = _condition(case)
+    return f"d/d{target.wrt.replace('{', '').replace('}', '')}" + (f" ({condition})" if condition else "")
+
+
+def _condition(case: dict[str, str]) -> str:
+    return ", ".join(f"{letter} ≠ o" if value == "other" else f"{letter} = {value}" for letter, value in case.items())

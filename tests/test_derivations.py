@@ -1,0 +1,272 @@
+"""Derivations checked by machine: reading LaTeX formulas, finding the final one in a written
+answer, comparing under conventions, and the labelled set of student answers."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.core.config import load_assignment
+from autograder.written.answers import read_answers
+from autograder.written.derivations.evaluate import EvaluationError
+from autograder.written.derivations.final import equations
+from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read
+from autograder.written.derivations.tree import shown
+from autograder.written.derivations.verdict import judge
+from autograder.written.handout_data import derivation_questions
+
+REPO = Path(__file__).resolve().parent.parent
+LABELLED = REPO / "benchmarks" / "data" / "derivation_answers.yaml"
+
+
+@pytest.fixture(scope="module")
+def questions():
+    return {name: derivation_questions(load_assignment(name)) for name in ("word2vec", "parser")}
+
+
+def _verdict(questions, question: str, answer: str, assignment: str = "word2vec"):
+    return judge(answer, questions[assignment][question])
+
+
+# ------------------------------------------------------------------------- reading
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    "latex",
+    [
+        r"\left((\hat y - y) W_2^\top \odot h \odot (1 - h)\right) W_1^\top",
+        r"\Big[(\hat{y} - y)W_2^{T} \circ \sigma(xW_1 + b_1) \circ (1 - \sigma(xW_1 + b_1))\Big] W_1^{T}",
+        r"((ŷ − y) W_2ᵀ ⊙ h ⊙ (1 − h)) W_1ᵀ",
+        r"\big((\widehat{y} - y) W_2' * \sigma'(z_1)\big) W_1'",
+        r"\left[(\hat y - y)\, W^{(2)\top} \odot h(1-h)\right] W_1^\intercal",
+        r"\boxed{((\hat y - y) W_2^\top \odot \sigma'(x W_1 + b_1)) W_1^\top}",
+    ],
+)
+def test_notations_of_one_formula_all_judged_equal(questions, latex):
+    verdict = _verdict(questions, "1d-i", f"$$\\frac{{\\partial J}}{{\\partial x}} = {latex}$$")
+    assert verdict.status == "equal", verdict.summary()
+
+
+@pytest.mark.smoke
+def test_sums_indicators_diag_and_softmax_written_out(questions):
+    sums = [
+        r"\sum_{w} (\hat y_w - y_w)\, u_w",
+        r"\sum_{w=1}^{|V|} \hat{y}_w \boldsymbol{u}_w - u_o",
+        r"-u_o + \sum_{w \in V} \hat y_w u_w",
+        r"\sum_{w \neq o} \hat y_w u_w + (\hat y_o - 1) u_o",
+        r"\mathbf{U}^\top \hat y - U^T y",
+    ]
+    for latex in sums:
+        verdict = _verdict(questions, "2b-ii", f"$$\\frac{{\\partial J}}{{\\partial v_c}} = {latex}$$")
+        assert verdict.status == "equal", (latex, verdict.summary())
+    for latex in (
+        r"\mathrm{diag}(\mathbb{1}[xW + b_1 > 0])\, W^\top",
+        r"\operatorname{diag}\left(\mathbf{1}\{xW + b_1 > 0\}\right) W^T",
+        r"\text{diag}(\mathrm{ReLU}'(z)) W^\top",
+        r"W\, \mathrm{diag}(\mathbb 1[h > 0])",  # the Jacobian transposed, as some courses write it
+    ):
+        verdict = _verdict(questions, "1c-i", f"$$\\frac{{\\partial h}}{{\\partial x}} = {latex}$$", "parser")
+        assert verdict.status == "equal", (latex, verdict.summary())
+    softmax = r"$$\frac{\partial J}{\partial l} = \frac{e^{l}}{\sum_c e^{l_c}} - y$$"
+    assert _verdict(questions, "1c-ii", softmax, "parser").status == "equal"
+
+
+@pytest.mark.smoke
+def test_the_reader_evaluates_nothing_and_stops_on_long_or_deep_input(questions):
+    vocabulary = Vocabulary(questions["word2vec"]["1d-i"].notation)
+    with pytest.raises(ReadError):
+        read("__import__('os').system('true')", vocabulary)
+    with pytest.raises(ReadError, match="longer than"):
+        read("x + " * MAX_LENGTH, vocabulary)
+    with pytest.raises(ReadError, match="nests more than"):
+        read("(" * 200 + "x" + ")" * 200, vocabulary)
+    started = time.perf_counter()
+    answer = "$$\\frac{\\partial J}{\\partial x} = " + "(" * 400 + "$$\n" + "$x$ " * 5000
+    assert _verdict(questions, "1d-i", answer).status == "unreadable"
+    assert time.perf_counter() - started < 5  # linear: a few ms in practice
+
+
+@pytest.mark.smoke
+def test_unknown_symbols_are_named_in_the_reason(questions):
+    verdict = _verdict(questions, "1d-i", r"$$\frac{\partial J}{\partial x} = \Delta W_1^\top$$")
+    assert verdict.status == "unreadable"
+    assert "Delta is not a symbol" in verdict.parts[0].note
+
+
+# ------------------------------------------------------------------------- finding the final formula
+
+
+@pytest.mark.smoke
+def test_the_answer_line_wins_then_a_boxed_equation_then_the_last_one(questions):
+    last = r"""$$\frac{\partial J}{\partial v_c} = U(\hat y - y)$$ was my first try; then
+$$\frac{\partial J}{\partial v_c} = \sum_w \hat y_w u_w - u_o = U^\top(\hat y - y)$$"""
+    verdict = _verdict(questions, "2b-ii", last)
+    assert verdict.status == "equal" and "line 2" in verdict.parts[0].where
+    boxed = r"""$$\boxed{\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)}$$
+Check: $\frac{\partial J}{\partial v_c} = U(y - \hat y)$ would have the wrong shape."""
+    assert _verdict(questions, "2b-ii", boxed).status == "equal"
+    answer_line = r"""$$\frac{\partial J}{\partial v_c} = U(\hat y - y)$$
+
+**Answer:** $U^\top (\hat y - y)$"""
+    verdict = _verdict(questions, "2b-ii", answer_line)
+    assert verdict.status == "equal" and "Answer:" in verdict.parts[0].where
+
+
+@pytest.mark.smoke
+def test_aligned_rows_continue_and_commentary_after_the_formula_is_not_read(questions):
+    aligned = r"""$$\begin{aligned}\frac{\partial J}{\partial U} &= \sum_w (\hat y_w - y_w) e_w v_c^\top \\
+&= (\hat y - y)\, v_c^\top \in \mathbb{R}^{|V| \times d}, \quad \text{an outer product.}\end{aligned}$$"""
+    verdict = _verdict(questions, "2b-iv", aligned)
+    assert verdict.status == "equal", verdict.summary()
+
+
+@pytest.mark.smoke
+def test_names_the_answer_defines_stand_for_their_definitions(questions):
+    answer = r"""Let $\delta_2 = \hat y - y$ and $\delta_1 := \delta_2 W_2^\top \odot h \odot (1 - h)$. Then
+$$\frac{\partial J}{\partial x} = \delta_1 W_1^\top.$$"""
+    assert _verdict(questions, "1d-i", answer).status == "equal"
+    wrong = answer.replace(r"\delta_2 W_2^\top", r"\delta_2 W_2^\top W_2 W_2^\top")
+    assert _verdict(questions, "1d-i", wrong).status == "not equal"
+
+
+@pytest.mark.smoke
+def test_intermediate_derivatives_are_not_taken_for_the_answer(questions):
+    answer = r"""$$\frac{\partial J}{\partial u_w} = (\hat y_w - y_w) v_c$$
+because $\partial \theta_w / \partial u_w = v_c$."""
+    verdict = _verdict(questions, "2b-iii", answer)
+    assert verdict.status == "equal"
+    assert all("read as (\\hat y_w - y_w) v_c" in f"read as {p.read}" for p in verdict.parts)
+
+
+@pytest.mark.smoke
+def test_cases_and_one_line_per_case(questions):
+    cases = r"""$$\frac{\partial J}{\partial u_w} = \begin{cases} (\hat y_o - 1)\, v_c & \text{if } w = o \\
+\hat y_w\, v_c & \text{otherwise} \end{cases}$$"""
+    assert _verdict(questions, "2b-iii", cases).status == "equal"
+    lines = r"""$\frac{\partial J}{\partial u_o} = (\hat y_o - 1) v_c$ and $\frac{\partial J}{\partial u_w} = \hat y_w v_c$ for $w \neq o$."""
+    assert _verdict(questions, "2b-iii", lines).status == "equal"
+    forgot_one_hot = r"$$\frac{\partial J}{\partial u_w} = \hat y_w v_c$$"
+    verdict = _verdict(questions, "2b-iii", forgot_one_hot)
+    assert [p.status for p in verdict.parts] == ["not equal", "equal"]  # wrong for w = o only
+
+
+@pytest.mark.smoke
+def test_equations_for_entries_are_put_together(questions):
+    entry = r"$$\frac{\partial \mathrm{CE}}{\partial \theta_j} = \hat y_j - y_j$$ for every $j$."
+    assert _verdict(questions, "1c-i", entry).status == "equal"
+    jacobian = r"$$\frac{\partial h_i}{\partial x_j} = \mathbb{1}[(xW + b_1)_i > 0]\, W_{ji}$$"
+    assert _verdict(questions, "1c-i", jacobian, "parser").status == "equal"
+    matrix = r"$$\left(\frac{\partial J}{\partial U}\right)_{wj} = (\hat y_w - y_w)(v_c)_j$$"
+    assert _verdict(questions, "2b-iv", matrix).status == "equal"
+    swapped = r"$$\frac{\partial h_i}{\partial x_j} = \mathbb{1}[(xW + b_1)_i > 0]\, W_{ij}$$"
+    assert _verdict(questions, "1c-i", swapped, "parser").status == "not equal"
+
+
+@pytest.mark.smoke
+def test_unicode_written_without_dollars(questions):
+    assert _verdict(questions, "1c-ii", "So ∂J/∂l = ŷ − y.", "parser").status == "equal"
+
+
+def test_equations_are_cut_at_separators_outside_brackets():
+    found = equations(r"$\frac{\partial J}{\partial u_o} = A, \qquad \frac{\partial J}{\partial v_c} = \max(0, B)$")
+    assert [(e.left, e.parts) for e in found] == [
+        (r"\frac{\partial J}{\partial u_o}", ("A",)),
+        (r"\frac{\partial J}{\partial v_c}", (r"\max(0, B)",)),
+    ]
+
+
+# ------------------------------------------------------------------------- conventions and hints
+
+
+@pytest.mark.smoke
+def test_row_and_column_vectors_both_count_unless_the_answer_says_which(questions):
+    column = r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$"
+    row = r"$$\frac{\partial J}{\partial v_c} = (\hat y - y) U$$"
+    assert _verdict(questions, "2b-ii", column).status == "equal"
+    assert _verdict(questions, "2b-ii", row).status == "equal"
+    said = r"With column vectors, $$\frac{\partial J}{\partial U} = (\hat y - y)^\top v_c$$"
+    assert _verdict(questions, "2b-iv", said).status == "not equal"
+    assert _verdict(questions, "2b-iv", said.replace("column", "row")).status == "equal"
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    "question, latex, hint",
+    [
+        ("2b-ii", r"U^\top(y - \hat y)", "opposite sign"),
+        ("2b-iv", r"v_c (\hat y - y)^\top", "transpose of the right answer"),
+        ("2b-ii", r"U (\hat y - y)", "shapes do not fit"),
+        ("2b-ii", r"2 U^\top(\hat y - y)", "2 times the right answer"),
+        ("2b-ii", r"\sum_w \hat y_w u_w", "values differ"),
+    ],
+)
+def test_not_equal_says_one_way_it_differs(questions, question, latex, hint):
+    wrt = "v_c" if question == "2b-ii" else "U"
+    verdict = _verdict(questions, question, f"$$\\frac{{\\partial J}}{{\\partial {wrt}}} = {latex}$$")
+    assert verdict.status == "not equal" and hint in verdict.parts[0].note, verdict.summary()
+
+
+@pytest.mark.smoke
+def test_a_dropped_sum_is_not_equal_and_said(questions):
+    answer = r"""$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1) u_o + \sigma(u_{w_k}^\top v_c) u_{w_k}$,
+$\frac{\partial J}{\partial u_o} = (\sigma(u_o^\top v_c) - 1) v_c$, $\frac{\partial J}{\partial u_{w_k}} = \sigma(u_{w_k}^\top v_c) v_c$"""
+    verdict = _verdict(questions, "2c-i", answer)
+    assert verdict.status == "not equal"
+    assert "dropped sum" in verdict.parts[0].note and [p.status for p in verdict.parts[1:]] == ["equal", "equal"]
+
+
+@pytest.mark.smoke
+def test_repeated_samples_count_with_n_w_or_a_conditional_sum(questions):
+    for latex in (
+        r"n_w \sigma(u_w^\top v_c) v_c",
+        r"\sum_{k: w_k = w} \sigma(u_w^\top v_c) v_c",
+        r"\sum_{k=1}^{K} \mathbb{1}[w_k = w]\, \sigma(u_w^\top v_c)\, v_c",
+    ):
+        verdict = _verdict(questions, "2c-ii", f"$$\\frac{{\\partial J}}{{\\partial u_w}} = {latex}$$")
+        assert verdict.status == "equal", (latex, verdict.summary())
+    forgot = r"$$\frac{\partial J}{\partial u_w} = \sigma(u_w^\top v_c) v_c$$"
+    assert _verdict(questions, "2c-ii", forgot).status == "not equal"
+
+
+def test_evaluation_has_a_step_budget(questions):
+    vocabulary = Vocabulary(questions["word2vec"]["2b-ii"].notation)
+    nested = r"\sum_{a} \sum_{b} \sum_{e} \sum_{f} \sum_{g} \hat y_a \hat y_b \hat y_e \hat y_f \hat y_g u_o"
+    node, _ = read(nested, vocabulary)
+    assert "sum_a" in shown(node)
+    verdict = _verdict(questions, "2b-ii", f"$$\\frac{{\\partial J}}{{\\partial v_c}} = {nested}$$")
+    assert verdict.status == "unreadable" and "steps" in verdict.parts[0].note
+    assert issubclass(type(EvaluationError("x")), ValueError)
+
+
+# ------------------------------------------------------------------------- the reference and the labelled set
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("name", ["word2vec", "parser"])
+def test_reference_answers_are_read_and_judged_equal(questions, name):
+    assignment = load_assignment(name)
+    sheet = read_answers(REPO / "solutions" / "written" / f"{name}.md", assignment.config)
+    for question, derivation in questions[name].items():
+        verdict = judge(sheet.text(question), derivation)
+        assert verdict.status == "equal", f"{question}: {verdict.summary()}"
+
+
+def test_labelled_answers_never_false_equal_and_mostly_recognised(questions):
+    """The benchmark's goals (benchmarks/derivations.py): no wrong answer judged equal, at least 90 %
+    of the right ones recognised."""
+    labelled = yaml.safe_load(LABELLED.read_text())
+    assert len(labelled) >= 150
+    false_equal, right, recognised = [], 0, 0
+    for item in labelled:
+        verdict = judge(item["answer"], questions[item["assignment"]][item["question"]])
+        if item["label"] == "wrong" and verdict.status == "equal":
+            false_equal.append(item["id"])
+        if item["label"] == "right":
+            right += 1
+            recognised += verdict.status == "equal"
+    assert false_equal == []
+    assert recognised >= 0.9 * right, f"{recognised} of {right} right answers recognised"
