@@ -24,6 +24,7 @@ from autograder.core.config import ConfigError, available_assignments, load_assi
 from autograder.course.gradescope_export import ExportError, load_export
 from autograder.boundary.isolation import Isolation
 from autograder.core.results import read_results
+from autograder.written.handout_data import handout_data
 from tests.conftest import PYTHON, question_scores
 from tests.fixtures.export import write_export
 
@@ -93,8 +94,9 @@ def test_scores_csv_has_a_row_per_student_and_a_column_per_question(graded):
     with open(graded.out / "scores.csv", newline="") as stream:
         reader = csv.DictReader(stream)
         rows = list(reader)
-    assert reader.fieldnames == ["submission", "name", "sid", "email", "submitted_at", *FULL, "total", "out_of",
-                                 "gradescope_score", "status"]
+    formulas = [f"formula {q}" for q in handout_data("word2vec").derivations]
+    assert reader.fieldnames == ["submission", "name", "sid", "email", "submitted_at", *FULL, *formulas, "total",
+                                 "out_of", "gradescope_score", "status"]
     students = [(p.name, s) for p in graded.planted for s in p.submitters]
     assert len(students) == len(KINDS) + 1  # the seventh submission is a group of two
     who = [(r["submission"], {"name": r["name"], "sid": r["sid"], "email": r["email"]}) for r in rows]
@@ -106,6 +108,11 @@ def test_scores_csv_has_a_row_per_student_and_a_column_per_question(graded):
         assert row["out_of"] == "40" and row["submitted_at"].startswith("2024-10-0")
         kind = next(p.kind for p in graded.planted if p.name == row["submission"])
         assert row["status"] == ("not graded" if kind == "missing_folder" else "graded")
+        # The reference's written answers are judged equal; the others have none (nor, ungraded, a verdict).
+        # A bug is planted in a copy of the reference's folder, written answers and all: those are
+        # judged equal; the other kinds have no written answers (and one ungraded, no verdict).
+        verdict = "equal" if kind.startswith("bug:") else "" if kind == "missing_folder" else "unanswered"
+        assert {row[f] for f in formulas} == {verdict}, (kind, row)
 
 
 def test_statistics_per_question_and_total(graded):

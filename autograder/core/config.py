@@ -112,6 +112,11 @@ class ManualQuestion(_Strict):
     id: str = Field(description="'2b-ii' (part ii of question 2b) or '2e' (a written question of its own)")
     title: str
     points: float = Field(gt=0)
+    auto_grade: bool = Field(
+        False,
+        description="score it by the machine's verdict on its final formula (DERIVATIONS in handout.py): "
+        "all its points when equal to the reference's, else 0; results.json then holds its points too",
+    )
 
     @field_validator("id")
     @classmethod
@@ -196,6 +201,16 @@ class AssignmentConfig(_Strict):
     @property
     def manual_points(self) -> float:
         return sum(q.points for q in self.manual_questions)
+
+    @property
+    def scored_questions(self) -> list[Question | ManualQuestion]:
+        """What results.json scores: the questions, then the written questions auto-graded."""
+        return [*self.questions, *(q for q in self.manual_questions if q.auto_grade)]
+
+    @property
+    def graded_points(self) -> float:
+        """What results.json can hold: the questions' points and those of written questions auto-graded."""
+        return sum(q.points for q in self.scored_questions)
 
     def question(self, question_id: str) -> Question:
         for question in self.questions:

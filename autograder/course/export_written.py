@@ -5,21 +5,29 @@ grader finds it), submission folders, or answer files (``.md`` or ``.ipynb``). E
 question as the handout asks it, the reference answer (folded, when solutions/written/ is present),
 then the answers, rendered from Markdown with the math typeset by MathJax. Students' text is
 escaped: raw HTML in an answer is shown, never run.
+
+On the page of a derivation question (``DERIVATIONS`` in the assignment's handout.py), each answer
+shows the machine's verdict on its final formula (equal, not equal with where it differs, or
+unreadable with what was read), and the answers come grouped by verdict, equal first: TAs still
+grade, and can check a group of equal answers quickly and read the others closely.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from autograder.core.config import Assignment, ManualQuestion
+from autograder.core.config import Assignment, ConfigError, ManualQuestion
 from autograder.core.submission import locate
 from autograder.course.gradescope_export import METADATA_FILE, load_export
 from autograder.written.answers import AnswersError, AnswerSheet, choose_answer_sheet, read_answers
+from autograder.written.derivations.verdict import DerivationQuestion, Verdict, judge
+from autograder.written.handout_data import derivation_questions
 from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.labels import sort_key
 from autograder.written.latex import scan
@@ -36,6 +44,9 @@ article { border-top: 1px solid #ccc; padding: 0.5rem 0 1rem; }
 article h3 { font-family: sans-serif; font-size: 1rem; margin-bottom: 0; }
 .source { font-family: sans-serif; font-size: 0.8rem; color: #666; margin-top: 0; }
 .missing { color: #a00; font-style: italic; }
+.verdict { font-family: sans-serif; font-size: 0.85rem; padding: 0.2rem 0.5rem; border-radius: 3px; }
+.verdict pre { margin: 0.2rem 0 0; white-space: pre-wrap; }
+.equal { background: #e6f4ea; } .not-equal { background: #fde8e8; } .unreadable { background: #f1f1f1; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 0.2rem 0.5rem; }
 """
 _MATHJAX = (
@@ -129,6 +140,8 @@ def export_pages(assignment: Assignment, students: list[Student], out: Path) -> 
     except HandoutError:
         asked = {}  # without the handout source, the pages show the answers only
     reference = _reference_answers(assignment)
+    checks = _derivations(assignment)
+    checked: dict[str, str] = {}  # question -> its verdicts counted, for the index
     pages = []
     for index, question in enumerate(questions):
         links = ['<a href="index.html">all questions</a>']
@@ -146,12 +159,22 @@ def export_pages(assignment: Assignment, students: list[Student], out: Path) -> 
             body.append(f"<details><summary>Reference answer</summary>{render(reference.text(question.id))}</details>")
         answered = sum(1 for s in students if s.sheet is not None and s.sheet.answered(question.id))
         body.append(f"<h2>Answers: {answered} of {len(students)} students</h2>")
-        for number, student in enumerate(students, start=1):
+        found = _verdicts(checks.get(question.id), students, question.id)
+        if found:
+            counts = Counter[str](v.status for v in found.values())
+            checked[question.id] = " · ".join(f"{counts[s]} {s}" for s in _VERDICT_ORDER if counts[s])
+            body.append(f'<p class="source">The machine\'s check of the final formula: {checked[question.id]}.</p>')
+        order = sorted(range(len(students)), key=lambda i: _VERDICT_ORDER.index(found[i].status) if i in found else 3)
+        for number, position in enumerate(order, start=1):
+            student = students[position]
             body.append(f'<article id="student-{number}"><h3>{html.escape(student.name)}</h3>')
             if student.sheet is not None and student.sheet.answered(question.id):
                 answer = student.sheet.answers[question.id]
                 where = f"{student.source} · {student.sheet.source}, {answer.where}"
-                body.append(f'<p class="source">{html.escape(where)}</p>{render(answer.text)}')
+                body.append(f'<p class="source">{html.escape(where)}</p>')
+                if position in found:
+                    body.append(_verdict_html(found[position]))
+                body.append(render(answer.text))
             else:
                 reason = student.note if student.sheet is None else "no answer to this question"
                 body.append(f'<p class="missing">{html.escape(reason)}</p>')
@@ -159,18 +182,50 @@ def export_pages(assignment: Assignment, students: list[Student], out: Path) -> 
         path = out / f"{question.id}.html"
         path.write_text(_page(f"{question.id} · {question.title}", "\n".join(body)), encoding="utf-8")
         pages.append(path)
-    (out / "index.html").write_text(_index(assignment, questions, students), encoding="utf-8")
+    (out / "index.html").write_text(_index(assignment, questions, students, checked), encoding="utf-8")
     return pages
 
 
-def _index(assignment: Assignment, questions: list[ManualQuestion], students: list[Student]) -> str:
+_VERDICT_ORDER = ("equal", "not equal", "unreadable")
+
+
+def _derivations(assignment: Assignment) -> dict[str, DerivationQuestion]:
+    """The derivation questions with their reference formulas; none outside the repository."""
+    try:
+        return derivation_questions(assignment)
+    except ConfigError:
+        return {}
+
+
+def _verdicts(derivation: DerivationQuestion | None, students: list[Student], question: str) -> dict[int, Verdict]:
+    """The verdict on each student's answer to ``question``, by position; empty for no derivation."""
+    if derivation is None:
+        return {}
+    return {
+        i: judge(s.sheet.text(question), derivation)
+        for i, s in enumerate(students)
+        if s.sheet is not None and s.sheet.answered(question)
+    }
+
+
+def _verdict_html(verdict: Verdict) -> str:
+    css = verdict.status.replace(" ", "-")
+    return (
+        f'<div class="verdict {css}">Final formula, checked by machine: <b>{verdict.status}</b>'
+        f"<pre>{html.escape(verdict.summary())}</pre></div>"
+    )
+
+
+def _index(
+    assignment: Assignment, questions: list[ManualQuestion], students: list[Student], checked: dict[str, str]
+) -> str:
     rows = []
     for question in questions:
         answered = sum(1 for s in students if s.sheet is not None and s.sheet.answered(question.id))
         rows.append(
             f'<tr><td><a href="{question.id}.html">{question.id}</a></td>'
             f"<td>{html.escape(question.title)}</td><td>{question.points:g}</td>"
-            f"<td>{answered} of {len(students)}</td></tr>"
+            f"<td>{answered} of {len(students)}</td><td>{checked.get(question.id, '')}</td></tr>"
         )
     notes = [f"<li>{html.escape(s.name)}: {html.escape(s.note)}</li>" for s in students if s.note]
     notes += [
@@ -182,7 +237,8 @@ def _index(assignment: Assignment, questions: list[ManualQuestion], students: li
     ]
     body = [
         f"<h1>{html.escape(assignment.config.title)}: written answers graded by hand</h1>",
-        "<table><tr><th>Q</th><th>Question</th><th>Points</th><th>Answered</th></tr>",
+        "<table><tr><th>Q</th><th>Question</th><th>Points</th><th>Answered</th>"
+        "<th>Final formula, checked by machine</th></tr>",
         *rows,
         "</table>",
     ]

@@ -301,7 +301,7 @@ class _Batch:
                 progress.update(
                     task,
                     advance=1,
-                    description=f"{job[0].name}: {results.score:g} / {self.assignment.config.total_points:g}",
+                    description=f"{job[0].name}: {results.score:g} / {self.assignment.config.graded_points:g}",
                 )
 
             self._run_pool(todo, jobs, isolation, finished)

@@ -1,7 +1,9 @@
 """A graded class as a gradebook: ``scores.csv``, per-question statistics and the score distribution.
 
 ``scores.csv`` has one row per student (a group submission gives each member a row with the group's
-scores); the statistics and the plot count each submission once.
+scores), and for each derivation question a column ``formula ID`` with the machine's verdict on its
+final formula (equal, not equal, unreadable, unanswered); the statistics and the plot count each
+submission once.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from autograder.core.config import AssignmentConfig
 from autograder.core.results import GradescopeResults
 from autograder.course.gradescope_export import ExportEntry
+from autograder.grading.derivation_grading import EXTRA_KEY, FormulaVerdict
 from autograder.grading.grade import summarize
 
 
@@ -37,6 +40,7 @@ class ScoreRow(BaseModel):
     email: str
     submitted_at: str
     scores: dict[str, float]  # question id -> points
+    formulas: dict[str, str]  # derivation question id -> the verdict on its final formula
     total: float
     out_of: float
     gradescope_score: float | None  # what Gradescope had when the class was exported
@@ -48,6 +52,8 @@ class ScoreRow(BaseModel):
         for name, value in self.model_dump().items():
             if name == "scores":
                 cells.update({question: _number(points) for question, points in value.items()})
+            elif name == "formulas":
+                cells.update({f"formula {question}": verdict for question, verdict in value.items()})
             elif isinstance(value, float):
                 cells[name] = _number(value)
             else:
@@ -79,9 +85,17 @@ def _question_scores(config: AssignmentConfig, results: GradescopeResults) -> di
     return {s.id: s.score for s in summarize(config, results)}
 
 
+def _formula_verdicts(results: GradescopeResults) -> dict[str, str]:
+    kept = results.extra_data.get(EXTRA_KEY, {})
+    return {question: FormulaVerdict.model_validate(verdict).status for question, verdict in kept.items()}
+
+
 def score_rows(config: AssignmentConfig, graded: list[GradedEntry]) -> list[ScoreRow]:
+    # The same verdict columns in every row: a submission that could not be graded has none ("").
+    checked = list(dict.fromkeys(q for item in graded for q in _formula_verdicts(item.results)))
     rows = []
     for item in graded:
+        verdicts = _formula_verdicts(item.results)
         created = item.entry.metadata.created_at
         for student in item.entry.metadata.submitters:
             rows.append(
@@ -92,8 +106,9 @@ def score_rows(config: AssignmentConfig, graded: list[GradedEntry]) -> list[Scor
                     email=student.email or "",
                     submitted_at=created.isoformat() if created else "",
                     scores=_question_scores(config, item.results),
+                    formulas={question: verdicts.get(question, "") for question in checked},
                     total=item.results.score,
-                    out_of=config.total_points,
+                    out_of=config.graded_points,
                     gradescope_score=item.entry.metadata.score,
                     status="graded" if item.graded else "not graded",
                 )
@@ -127,9 +142,10 @@ def _stats(question: str, title: str, points: float, scores: np.ndarray) -> Ques
 def statistics(config: AssignmentConfig, graded: list[GradedEntry]) -> list[QuestionStats]:
     """Per question, then the total, over every submission (one that could not be graded counts 0)."""
     per_submission = [_question_scores(config, g.results) for g in graded]
-    table = np.array([[scores[q.id] for q in config.questions] for scores in per_submission])
-    stats = [_stats(q.id, q.title, q.points, table[:, i]) for i, q in enumerate(config.questions)]
-    return stats + [_stats("total", "all questions", config.total_points, table.sum(axis=1))]
+    scored = config.scored_questions
+    table = np.array([[scores[q.id] for q in scored] for scores in per_submission])
+    stats = [_stats(q.id, q.title, q.points, table[:, i]) for i, q in enumerate(scored)]
+    return stats + [_stats("total", "all questions", config.graded_points, table.sum(axis=1))]
 
 
 def statistics_csv(stats: list[QuestionStats]) -> str:
@@ -152,12 +168,12 @@ def distribution_png(config: AssignmentConfig, graded: list[GradedEntry], stats:
     histogram, bars = figure.subplots(1, 2, width_ratios=[1.15, 1])
 
     # 20 equal bins from 0 to full marks; the last one is closed, so full marks count in it.
-    histogram.hist(totals, bins=np.linspace(0.0, config.total_points, 21), color="#4c72b0", edgecolor="white")
+    histogram.hist(totals, bins=np.linspace(0.0, config.graded_points, 21), color="#4c72b0", edgecolor="white")
     histogram.axvline(total.mean, color="#dd8452", linewidth=2, label=f"mean {total.mean:.1f}")
     histogram.axvline(total.median, color="#55a868", linewidth=2, linestyle="--", label=f"median {total.median:.1f}")
     histogram.set(
-        xlim=(0, config.total_points),
-        xlabel=f"total score (out of {config.total_points:g})",
+        xlim=(0, config.graded_points),
+        xlabel=f"total score (out of {config.graded_points:g})",
         ylabel="submissions",
         title=f"Total scores of {len(totals)} submissions",
     )

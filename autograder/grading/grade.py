@@ -25,9 +25,10 @@ from autograder.boundary.fork_client import ForkServer
 from autograder.boundary.isolation import Isolation, detect_isolation
 from autograder.boundary.preload import library_imports
 from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec
-from autograder.core.config import Assignment, AssignmentConfig, ConfigError
+from autograder.core.config import Assignment, AssignmentConfig, ConfigError, Question
 from autograder.core.results import GradescopeResults, TestResult
 from autograder.core.submission import locate
+from autograder.grading.derivation_grading import EXTRA_KEY, auto_graded_rows, derivations_to_judge, verdicts
 from autograder.grading.expected import LiveReference, ReferenceCalls, load_fixtures
 from autograder.grading.preflight import broken_imports
 from autograder.grading.reference import load_reference
@@ -83,10 +84,12 @@ def worker_spec(assignment: Assignment, student_files: dict[str, Path]) -> Worke
 
 def check_ready(assignment: Assignment) -> None:
     """Raises ConfigError when the course's own files cannot grade any submission (the tests and the
-    config disagree, the starter's given files are missing), so that whoever runs ``grade`` reads one
-    error saying what to do, not the same reason in every question of a 0."""
+    config disagree, the starter's given files are missing, an auto-graded question has no final
+    formula), so that whoever runs ``grade`` reads one error saying what to do, not the same reason
+    in every question of a 0."""
     collect_tests(assignment)
     worker_spec(assignment, {})
+    derivations_to_judge(assignment)
 
 
 def grade(
@@ -129,7 +132,8 @@ def grade(
         if expected is None:
             assert reference is not None  # loaded above
             expected = LiveReference(reference, fixtures)
-        answers = submitted_answers(submission.folder, config)
+        derivations = derivations_to_judge(assignment) if include_hidden else {}
+        answers = submitted_answers(submission.folder, config, derivations=bool(derivations))
         spec = replace(worker_spec(assignment, submission.found), isolation=isolation)
         submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
         spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit, sessions))
@@ -153,8 +157,13 @@ def grade(
             if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
                 settled.add(question.id)
             rows += mine
+    found = verdicts(derivations, answers)
+    rows += auto_graded_rows(config, found)
     output = "\n".join(note for note in (submission.note, answers.note) if note)
-    return assemble(config, rows, output=output, seconds=time.monotonic() - started, include_hidden=include_hidden)
+    results = assemble(config, rows, output=output, seconds=time.monotonic() - started, include_hidden=include_hidden)
+    if found:
+        results.extra_data[EXTRA_KEY] = {question: verdict.model_dump() for question, verdict in found.items()}
+    return results
 
 
 def _preload(assignment: Assignment) -> list[str]:
@@ -239,8 +248,10 @@ def fallback_results(config: AssignmentConfig, reason: str, seconds: float = 0.0
 
 
 def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[QuestionSummary]:
+    """Per question results.json scores (the config's, then written ones auto-graded): its points and
+    why it lost some."""
     summaries = []
-    for question in config.questions:
+    for question in config.scored_questions:
         mine = [t for t in results.tests if question_of(t.number) == question.id]
         failing = [t for t in mine if t.status == "failed"]
         reason = ""
@@ -249,8 +260,9 @@ def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[Ques
             reason = first_line.strip()
         score = math.fsum(t.score for t in mine)
         if not mine:
+            written = not isinstance(question, Question) or question.kind == "written"
             reason = "graded by hidden tests after the deadline" + (
-                "; check-written says whether your answer can be read" if question.kind == "written" else ""
+                "; check-written says whether your answer can be read" if written else ""
             )
         summaries.append(
             QuestionSummary(question.id, question.title, score, math.fsum(t.max_score for t in mine), reason)

@@ -443,11 +443,11 @@ class SubmittedAnswers:
     note: str
 
 
-def submitted_answers(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
-    """The answers that the tests of written questions read; nothing is read when there are none.
-    Whatever the answer files hold, this returns: they may cost the written questions, never the
-    grading of the code."""
-    if not any(q.kind == "written" for q in config.questions):
+def submitted_answers(folder: Path, config: AssignmentConfig, *, derivations: bool = False) -> SubmittedAnswers:
+    """The answers that the tests of written questions read (and, with ``derivations``, the checks
+    of final formulas); nothing is read when none does. Whatever the answer files hold, this
+    returns: they may cost the written questions, never the grading of the code."""
+    if not derivations and not any(q.kind == "written" for q in config.questions):
         return SubmittedAnswers(None, "")
     try:
         return choose_answer_sheet(folder, config)

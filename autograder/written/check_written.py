@@ -20,6 +20,7 @@ from rich.table import Table
 
 from autograder.core.config import Assignment, ManualQuestion, Question
 from autograder.written.answers import Answer, AnswerSheet, Unplaced, read_answers, read_markdown
+from autograder.written.derivations.verdict import DerivationQuestion, describe
 from autograder.written.formats import AnswerFormat, AnswerFormatError, NotAnsweredYet
 from autograder.written.handout_data import handout_data
 from autograder.written.intent import Guesser
@@ -35,6 +36,8 @@ class QuestionStatus(BaseModel):
     where: str  # where the answer was found; "" when it is missing
     note: str = ""  # what was read of an automatically graded answer, or why it cannot be
     readable: bool = True
+    # A final formula the machine cannot read, in an answer graded by hand: advice, not a problem.
+    formula_unread: bool = False
 
 
 class WrittenCheck(BaseModel):
@@ -63,9 +66,15 @@ class WrittenCheck(BaseModel):
 
     @property
     def notes(self) -> list[str]:
-        """Text above every answer that reads like no answer (a name, a title): not graded, and
-        no reason to refuse a submission."""
-        return [
+        """Text above every answer that reads like no answer (a name, a title), and final formulas of
+        answers graded by hand that the machine cannot read: no reason to refuse a submission."""
+        formulas = [
+            f"{q.id} ({q.where}): {q.note} (a TA grades it by hand either way; a final formula the "
+            "machine can read is checked for them)"
+            for q in self.questions
+            if q.formula_unread
+        ]
+        return formulas + [
             f"{u.where}: '{u.excerpt}' is above every answer and not graded (fine for a name or a title)"
             for u in self.unplaced
             if self._preamble(u)
@@ -98,8 +107,9 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
     config = assignment.config
     formats = handout_data(assignment).answer_formats
     statuses, problems = [], list(sheet.problems)
+    derivations = handout_data(assignment).derivations
     for question in sorted(config.written_questions, key=lambda q: sort_key(q.id)):
-        statuses.append(_status(question, sheet, formats.get(question.id)))
+        statuses.append(_status(question, sheet, formats.get(question.id), derivations.get(question.id)))
         text = sheet.text(question.id)
         problems += [
             f"{question.id} ({_location(sheet, question.id, line)}): {message}"
@@ -115,19 +125,35 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
     return WrittenCheck(source=sheet.source, questions=statuses, unplaced=unplaced, problems=problems)
 
 
-def _status(question: Question | ManualQuestion, sheet: AnswerSheet, form: AnswerFormat | None) -> QuestionStatus:
-    """Where the answer to ``question`` is and, when it is graded automatically, what was read of it."""
+def _status(
+    question: Question | ManualQuestion,
+    sheet: AnswerSheet,
+    form: AnswerFormat | None,
+    derivation: DerivationQuestion | None = None,
+) -> QuestionStatus:
+    """Where the answer to ``question`` is and, when it is graded automatically or ends in a final
+    formula the machine checks, what was read of it (never whether it is right)."""
     status = QuestionStatus(
         id=question.id,
         title=question.title,
         points=question.points,
-        graded="automatically" if isinstance(question, Question) else "by hand",
+        graded="automatically"
+        if isinstance(question, Question)
+        else "by machine (its final formula)"
+        if question.auto_grade
+        else "by hand",
         where="",
     )
     text = sheet.text(question.id)
     if not text.strip():
         return status
     status.where = sheet.answers[question.id].where
+    if derivation is not None:
+        readable, status.note = describe(text, derivation)
+        if isinstance(question, ManualQuestion) and not question.auto_grade:
+            status.formula_unread = not readable
+        else:
+            status.readable = readable
     if form is not None:
         try:
             status.note = form.describe(text)
@@ -220,7 +246,9 @@ def print_check(check: WrittenCheck, console: Console | None = None) -> None:
     for status in check.questions:
         found = escape(status.where) if status.where else "[red]not answered[/red]"
         if status.note:
-            style = "red" if not status.readable else ("green" if status.where else "yellow")
+            style = (
+                "red" if not status.readable else ("green" if status.where and not status.formula_unread else "yellow")
+            )
             found += f"\n[{style}]{escape(status.note)}[/{style}]"
         table.add_row(status.id, escape(status.title), f"{status.points:g}", status.graded, found)
     console.print(table)

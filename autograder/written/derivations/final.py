@@ -313,7 +313,9 @@ def _pick(equations: list[Equation]) -> tuple[Equation, str] | None:
 
 def _found(equation: Equation, where: str, listed: list[Equation]) -> Found:
     before = tuple(listed[: listed.index(equation)])
-    return Found(equation.parts[-1], f"{where} (line {equation.line})", tuple(reversed(equation.parts)), before)
+    return Found(
+        equation.parts[-1], f"{where}, line {equation.line} of the answer", tuple(reversed(equation.parts)), before
+    )
 
 
 def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary: Vocabulary) -> tuple[str, ...]:

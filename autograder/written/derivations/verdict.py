@@ -333,7 +333,7 @@ def read_final(
         try:
             node, _ = read(latex, vocabulary)
         except ReadError as error:
-            problem = problem or f"{latex.strip()[:80]!r}: {error}"
+            problem = problem or f"'{latex.strip()[:80]}': {error}"
             continue
         return replace(found, latex=latex), node, ""
     return found, None, problem
@@ -363,6 +363,39 @@ def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Conventio
     said = {o for o in ("row", "column") if re.search(rf"\b{o}[- ]vectors?\b", text)}
     chosen = tuple(c for c in conventions if c.vectors in said)
     return chosen if len(said) == 1 and chosen else conventions
+
+
+def describe(answer: str, question: DerivationQuestion) -> tuple[bool, str]:
+    """What ``check-written`` tells a student: how each final formula was read, or why it cannot be
+    read and how to write it. Never whether it is right: nothing here looks at the reference."""
+    vocabulary = Vocabulary(question.notation)
+    notes: list[str] = []
+    readable = True
+    for target in question.targets:
+        for case in target.cases:
+            found, node, problem = read_final(answer, question, target, case, vocabulary)
+            name = f"d/d{target.wrt.replace('{', '').replace('}', '')}"
+            if node is None:
+                readable = False
+                note = f"the final formula for {name} cannot be read: {problem}"
+            else:
+                assert found is not None  # a tree is only read from a formula found
+                note = f"the final formula for {name} read as {shown(node)} (from {found.where})"
+            if note not in notes:
+                notes.append(note)
+    if not readable:
+        notes.append(how_to_write(question))
+    return readable, "; ".join(notes)
+
+
+def how_to_write(question: DerivationQuestion) -> str:
+    symbols = ", ".join(f"${s.latex}$" for s in question.notation.symbols if s.kind != "counts")
+    wrt = question.targets[0].wrt
+    return (
+        f"write the final formula with the derivative on its left, as "
+        f"$$\\frac{{\\partial J}}{{\\partial {wrt}}} = ...$$ (or on a line of its own starting with "
+        f"'Answer:'), with the handout's symbols ({symbols}) and the notation the handout lists"
+    )
 
 
 def _case_row(part: str, case: dict[str, str]) -> str | None:
