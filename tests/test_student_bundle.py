@@ -61,6 +61,10 @@ def test_bundle_holds_the_starter_the_handout_and_the_self_check(bundle, repo):
 def test_bundle_contains_nothing_of_solutions_or_hidden_tests(bundle, repo, tmp_path):
     names = [p.relative_to(bundle).as_posix() for p in bundle.rglob("*")]
     assert not [n for n in names if "hidden_tests" in n or "solutions" in n or "assignments/parser" in n]
+    # The notation of the derivations ships (check-written reads final formulas with it), their
+    # reference formulas never.
+    assert "autograder/assignments/word2vec/handout.py" in names
+    assert not [n for n in names if "reference_formulas" in n]
     assert leaks(load_assignment("word2vec"), bundle) == []
     # The check finds what it must: a hidden test file, a line of the reference, a reference answer.
     planted = unpack(bundle, tmp_path / "planted")
@@ -69,8 +73,11 @@ def test_bundle_contains_nothing_of_solutions_or_hidden_tests(bundle, repo, tmp_
         stream.write("\n    grad_outside_vecs = np.outer(delta, center_word_vec)  # (|V|, d)\n")
     reference_answer = (repo / "solutions" / "written" / "word2vec.md").read_text().splitlines()
     (planted / "written.md").write_text(next(line for line in reference_answer if "np.add.at" in line))
+    shutil.copy(repo / "autograder" / "assignments" / "word2vec" / "reference_formulas.py",
+                planted / "autograder" / "assignments" / "word2vec")
     found = "\n".join(leaks(load_assignment("word2vec"), planted))
     assert "notes.py: hidden test name" in found
+    assert "reference_formulas.py: a file of solutions/, the hidden tests or the reference formulas" in found
     assert "word2vec.py: solution line 'grad_outside_vecs = np.outer(delta, center_word_vec)'" in found
     assert "written.md: reference answer line" in found
 
