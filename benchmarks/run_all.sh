@@ -28,5 +28,6 @@ run parser_training benchmarks/parser_training.py --float32 --epochs 12
 run batch_regrade benchmarks/batch_regrade.py --submissions 50 --jobs 1 2 3 --runs 3
 run batch_scaling benchmarks/batch_regrade.py --submissions 25 100 --jobs 1 2 --runs 1
 run carried_forward benchmarks/carried_forward.py --runs 3
+run derivations benchmarks/derivations.py
 run written_reading benchmarks/written_reading.py --size-mb 8 --runs 3 --grade
 run isolation benchmarks/isolation.py --runs 10

@@ -72,6 +72,12 @@ def test_written_reading_reads_every_file_within_its_time_limit():
     assert "slowest reading and grading:" in output
 
 
+def test_derivations_benchmark_reports_every_question_and_no_false_equal():
+    output = run("derivations.py")  # exits with an error on a false equal
+    assert "goals: no false equal (met)" in output
+    assert all(f"word2vec {q}" in output for q in ("1c-i", "1d-i", "2b-ii", "2b-iii", "2b-iv", "2c-i", "2c-ii"))
+
+
 def test_batch_regrade_writes_the_gradebook():
     output = run("batch_regrade.py", "--submissions", "4", "--jobs", "1", "2", "--runs", "1")
     assert "4 word2vec submissions" in output

@@ -177,7 +177,9 @@ def add_grade_batch(commands: Commands) -> None:
         description="Grade every submission of a Gradescope 'Export Submissions' folder (the unpacked\n"
         "zip, with submission_metadata.yml at its top) and write to --out:\n"
         "  submissions/<folder>/results.json  Gradescope's results, one per submission\n"
-        "  scores.csv      a row per student: name, sid, email, a column per question, total\n"
+        "  scores.csv      a row per student: name, sid, email, a column per question, total,\n"
+        "                  and 'formula ID': the machine's verdict on the final formula of each\n"
+        "                  derivation (equal, not equal, unreadable, unanswered)\n"
         "  statistics.csv  per question: mean, median, std, min, max, share with full marks\n"
         "  scores.png      the distribution of totals and the mean score of each question\n"
         "A submission that cannot be graded gets 0 with the reason; the batch goes on.\n"
@@ -255,7 +257,10 @@ def add_export_written(commands: Commands) -> None:
         "(the unpacked zip), a submission folder, or an answer file (.ipynb or .md). Write to\n"
         "--out an index.html and, for each question graded by hand, a page with the question,\n"
         "the reference answer (folded) and every student's answer, math typeset by MathJax.\n"
-        "The index lists students without an answer file and text placed under no question.",
+        "The index lists students without an answer file and text placed under no question.\n"
+        "On the page of a derivation whose final formula the machine checks, each answer shows\n"
+        "the verdict (equal; not equal, with how it differs; unreadable, with why), and the\n"
+        "answers come grouped by it, equal first.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
         "  python -m autograder export-written parser export/assignment_123_export --out written-parser\n"

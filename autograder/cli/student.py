@@ -126,8 +126,9 @@ def add_check_written(commands: Commands) -> None:
         "question (their text stays where it is), answers that seem to be under the wrong\n"
         "question, broken math ($ that never closes, control characters inside math) and,\n"
         "for answers graded automatically, whether they can be read (not whether they are\n"
-        "right). Every problem says on which line. Exit status 0 when nothing needs fixing;\n"
-        "collect-submission zips nothing until then.",
+        "right). For a derivation, it says how its final formula was read, or why it cannot be\n"
+        "(a note when a TA grades it by hand). Every problem says on which line. Exit status 0\n"
+        "when nothing needs fixing; collect-submission zips nothing until then.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  python -m autograder check-written parser parser.ipynb\n"
         "  python -m autograder check-written word2vec written.md\n\n"

@@ -176,6 +176,26 @@ def case_of(part: str, letter: str, value: str) -> str | None:
     return None
 
 
+def as_indicators(part: str) -> str:
+    """A cases part whose rows hold conditions (``W_{ji} & \\text{if } z_i > 0 \\\\ 0 & \\text{otherwise}``)
+    as one formula: each row times the indicator of its condition, ``otherwise`` times what no other
+    row covers. ``part`` itself when it is no cases or a row has no condition."""
+    if not part.startswith("\\cases{"):
+        return part
+    terms, taken = [], []
+    for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
+        formula, _, condition = row.partition("&")
+        condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
+        if _OTHERWISE.fullmatch(condition):
+            terms.append(f"({formula.strip()})(1 - {' - '.join(taken) or '0'})")
+        elif condition:
+            taken.append(f"\\mathbb{{1}}[{condition}]")
+            terms.append(f"({formula.strip()}){taken[-1]}")
+        else:
+            return part
+    return " + ".join(terms)
+
+
 def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
     """``text`` split where ``separator`` matches outside every bracket."""
     pieces, depth, start, position = [], 0, 0, 0

@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 
 from autograder.written.derivations.evaluate import EvaluationError, FreeIndex, Scope, ShapeError, evaluate
-from autograder.written.derivations.final import Equation, Found, case_of, final_formula
+from autograder.written.derivations.final import Equation, Found, as_indicators, case_of, final_formula
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
 from autograder.written.derivations.tree import Node, has_dot, shown
@@ -399,13 +399,14 @@ def how_to_write(question: DerivationQuestion) -> str:
 
 
 def _case_row(part: str, case: dict[str, str]) -> str | None:
-    """The row of a cases part that answers ``case``; the part itself when it is no cases."""
+    """The row of a cases part that answers ``case`` (or, for a case of no index, the rows with their
+    conditions as indicators); the part itself when it is no cases."""
     for letter, value in case.items():
         row = case_of(part, letter, value)
         if row is None:
             return None
         part = row
-    return part
+    return as_indicators(part)
 
 
 def _judge_case(
