@@ -182,7 +182,8 @@ def as_indicators(part: str) -> str:
     row covers. ``part`` itself when it is no cases or a row has no condition."""
     if not part.startswith("\\cases{"):
         return part
-    terms, taken = [], []
+    terms: list[str] = []
+    taken: list[str] = []
     for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
         formula, _, condition = row.partition("&")
         condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
