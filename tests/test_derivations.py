@@ -15,7 +15,7 @@ from autograder.written.derivations.evaluate import EvaluationError
 from autograder.written.derivations.final import equations
 from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read
 from autograder.written.derivations.tree import shown
-from autograder.written.derivations.verdict import judge
+from autograder.written.derivations.verdict import describe, judge
 from autograder.written.handout_data import derivation_questions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,10 +84,35 @@ def test_the_reader_evaluates_nothing_and_stops_on_long_or_deep_input(questions)
         read("x + " * MAX_LENGTH, vocabulary)
     with pytest.raises(ReadError, match="nests more than"):
         read("(" * 200 + "x" + ")" * 200, vocabulary)
+
+
+DERIVATIVE = r"$$\frac{\partial J}{\partial v_c} = "
+MADE_TO_BE_SLOW = {
+    "openings that never close": "\\[" * 10000 + "\\(" * 10000,
+    "cases never closed": DERIVATIVE + "\\begin{cases}" * 3000 + "$$",
+    "cases nested": DERIVATIVE + "\\begin{cases}" * 1500 + "\\end{cases}$$",
+    "thousands of equations": "$a_1 = b$ " * 2500,
+    "hundreds of final formulas": "$\\frac{\\partial J}{\\partial v_c} = U^T(\\hat y - y)$ " * 500,
+    "hundreds of definitions": "".join(f"$s_{{{i}}} = \\hat y - y$ " for i in range(800)) + DERIVATIVE + "0$$",
+    "deep fractions": DERIVATIVE + "\\frac{" * 500 + "$$",
+    "dollars": "$" * 20000,
+    "boxes never closed": "\\boxed{" * 5000,
+    "equals signs": "$$" + "=" * 19000 + "$$",
+    "indicators never closed": DERIVATIVE + "1[" * 400 + "$$",
+    "nested sums": DERIVATIVE + "".join(f"\\sum_{{{c}}}" for c in "abcdefghij") + " \\hat y_a \\hat y_b u_c$$",
+}
+
+
+@pytest.mark.parametrize("case", sorted(MADE_TO_BE_SLOW))
+def test_answers_made_to_be_slow_get_a_verdict_quickly(questions, case):
+    """Every step is linear in the answer (cut at 20,000 characters) or bounded: a verdict, never an
+    exception, in well under a second (a few to a few hundred ms here)."""
     started = time.perf_counter()
-    answer = "$$\\frac{\\partial J}{\\partial x} = " + "(" * 400 + "$$\n" + "$x$ " * 5000
-    assert _verdict(questions, "1d-i", answer).status == "unreadable"
-    assert time.perf_counter() - started < 5  # linear: a few ms in practice
+    for question in ("2b-ii", "2c-i"):
+        verdict = _verdict(questions, question, MADE_TO_BE_SLOW[case])
+        assert verdict.status in ("equal", "not equal", "unreadable")
+        describe(MADE_TO_BE_SLOW[case], questions["word2vec"][question])
+    assert time.perf_counter() - started < 5
 
 
 @pytest.mark.smoke

@@ -18,6 +18,7 @@ part before). When no equation names the target and the question asks for one fo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from autograder.written.derivations.notation import Target
@@ -26,10 +27,8 @@ from autograder.written.expressions import ANSWER_LINE, below_answer_line
 from autograder.written.latex import scan
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
-_BRACKETS = re.compile(r"\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
-_UNREAD = re.compile(r"\\begin\{([pbvBV]?matrix|array)\}.*?\\end\{\1\}", re.DOTALL)
-_CASES = re.compile(r"\\begin\{cases\}(.*?)\\end\{cases\}", re.DOTALL)
+_MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
 _ROW_BREAK = "\\rowbreak "
 _CONDITION_WORDS = re.compile(r"\\(?:text|mbox|textrm|quad|qquad)|\b(?:if|for|when)\b|[{},&]")
 _OTHERWISE = re.compile(r"otherwise|else|elsewhere")
@@ -105,26 +104,58 @@ def _plain_lines(answer: str) -> list[tuple[int, str]]:
 
 
 def _maths(answer: str) -> list[tuple[int, str]]:
+    """The math of ``answer`` with its offsets: ``$...$``, ``$$...$$``, and outside them ``\\[...\\]``
+    and ``\\(...\\)``. Linear in the length of the answer."""
     spans, _ = scan(answer)
     found = [(s.start, answer[s.start : s.end].strip("$")) for s in spans]
-    taken = [(s.start, s.end) for s in spans]
-    for match in _BRACKETS.finditer(answer):
-        if not any(start <= match.start() < end for start, end in taken):
-            found.append((match.start(), match[1] or match[2]))
+    masked = list(answer)
+    for span in spans:
+        masked[span.start : span.end] = " " * (span.end - span.start)
+    outside = "".join(masked)
+    for opening, closing in (("\\[", "\\]"), ("\\(", "\\)")):
+        found += [(start, answer[start + 2 : end]) for start, end in _delimited(outside, opening, closing)]
     return sorted(found)
 
 
+def _delimited(text: str, opening: str, closing: str) -> list[tuple[int, int]]:
+    """(start, end of the inside) of every ``opening ... closing`` of ``text``, in one pass: an
+    opening that never closes ends the search, as no later one can close either."""
+    found, position = [], 0
+    while (start := text.find(opening, position)) != -1:
+        end = text.find(closing, start + len(opening))
+        if end == -1:
+            break
+        found.append((start, end))
+        position = end + len(closing)
+    return found
+
+
+def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
+    """``math`` with each ``\\begin{name}...\\end{name}`` replaced by ``replace(inside)``."""
+    opening, closing = f"\\begin{{{name}}}", f"\\end{{{name}}}"
+    pieces, position = [], 0
+    for start, end in _delimited(math, opening, closing):
+        pieces += [math[position:start], replace(math[start + len(opening) : end])]
+        position = end + len(closing)
+    return "".join(pieces) + math[position:]
+
+
 def _equations_in(math: str, line: int, on_answer_line: bool) -> list[Equation]:
-    math, boxed = _unboxed(_UNREAD.sub(r" \\unread ", _ENVIRONMENT.sub(" ", math)))
+    math = _ENVIRONMENT.sub(" ", math)
+    for matrix in _MATRICES:
+        math = _environments(math, matrix, lambda inside: " \\unread ")
+    math, boxed = _unboxed(math)
     # The rows of cases stay in one part (\cases{row \rowbreak row}), for final_formula to choose from.
-    math = _CASES.sub(lambda m: "\\cases{" + m[1].replace("\\\\", _ROW_BREAK) + "}", math)
+    math = _environments(math, "cases", lambda inside: "\\cases{" + inside.replace("\\\\", _ROW_BREAK) + "}")
     found: list[Equation] = []
     for row in _top_level_split(math, re.compile(r"\\\\")):
         chunks = [c for c in _top_level_split(row, _SEPARATOR) if c.strip()]
         for chunk in chunks:
             sides = [side.strip().strip("&").strip() for side in _top_level_split(chunk, _EQUALS)]
+            if not any(sides[1:]) and len(sides) > 1:
+                continue  # "a =" or "====": nothing on the right to read
             if len(sides) == 1:
-                if not found and len(chunks) == 1:
+                if not found and len(chunks) == 1 and sides[0]:
                     found.append(Equation("", (sides[0],), line, on_answer_line, boxed))
                 continue
             if not sides[0] and found:  # "&= ..." continues the equation above

@@ -303,13 +303,19 @@ class DerivationQuestion:
 
 
 def judge(answer: str, question: DerivationQuestion) -> Verdict:
-    """The verdict on ``answer``: every target's final formula read and compared."""
+    """The verdict on ``answer``: every target's final formula read and compared. Whatever the
+    answer holds, this returns a verdict: a student's text may make a formula unreadable, never
+    the grading fail."""
     vocabulary = Vocabulary(question.notation)
     parts = []
     for target in question.targets:
         reference, _ = read(question.references[target.wrt], vocabulary)
         for case in target.cases:
-            parts.append(_judge_case(answer, question, target, case, reference, vocabulary))
+            try:
+                parts.append(_judge_case(answer, question, target, case, reference, vocabulary))
+            except (ArithmeticError, IndexError, KeyError, ValueError, RecursionError) as error:
+                note = f"the checker could not read it ({type(error).__name__}: {error}); tell the course staff"
+                parts.append(PartVerdict(_derivative(target, case), "unreadable", note=note))
     status = min((p.status for p in parts), key=lambda s: _ORDER[s])
     return Verdict(status, tuple(parts))
 
