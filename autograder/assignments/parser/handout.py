@@ -9,7 +9,15 @@ from __future__ import annotations
 from autograder.assignments.parser.arc_standard import DependencyTree
 from autograder.assignments.parser.table_answer import TableAnswer
 from autograder.assignments.parser.tree_svg import tree_svg
-from autograder.written.derivations.notation import Convention, Index, Notation, Symbol, Target
+from autograder.written.derivations.notation import (
+    COLUMN_VECTORS,
+    ROW_VECTORS,
+    Convention,
+    Index,
+    Notation,
+    Symbol,
+    Target,
+)
 from autograder.written.derivations.verdict import DerivationQuestion
 from autograder.written.formats import AnswerFormat, FormulaAnswer
 
@@ -32,8 +40,6 @@ ANSWER_FORMATS: dict[str, AnswerFormat] = {
     "2a-ii": FormulaAnswer({"n": ()}),
 }
 
-ROWS = Convention("row vectors", "row")
-COLUMNS = Convention("column vectors", "column")
 
 # 1c: one example, row vectors as in the handout.
 LAYER = Notation(
@@ -57,7 +63,11 @@ DERIVATIONS = {
     "1c-i": DerivationQuestion(
         LAYER,
         (Target("x", of="h"),),
-        (ROWS, Convention("row vectors, the Jacobian transposed", "row", answer_transposed=True), COLUMNS),
+        (
+            ROW_VECTORS,
+            Convention("row vectors, the Jacobian transposed", "row", answer_transposed=True),
+            COLUMN_VECTORS,
+        ),
     ),
-    "1c-ii": DerivationQuestion(LAYER, (Target("l"),), (ROWS, COLUMNS)),
+    "1c-ii": DerivationQuestion(LAYER, (Target("l"),), (ROW_VECTORS, COLUMN_VECTORS)),
 }

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from autograder.written.derivations.notation import Convention, Family, Index, Notation, Symbol, Target
+from autograder.written.derivations.notation import (
+    COLUMN_VECTORS,
+    ROW_VECTORS,
+    Family,
+    Index,
+    Notation,
+    Symbol,
+    Target,
+)
 from autograder.written.derivations.verdict import DerivationQuestion
-
-ROWS = Convention("row vectors", "row")
-COLUMNS = Convention("column vectors", "column")
 
 # Part 1: one example through the network of 1c, row vectors as in the handout.
 NETWORK = Notation(
@@ -58,13 +63,15 @@ REPEATED = replace(
 )
 
 DERIVATIONS = {
-    "1c-i": DerivationQuestion(NETWORK, (Target("\\theta"),), (ROWS, COLUMNS)),
-    "1d-i": DerivationQuestion(NETWORK, (Target("x"),), (ROWS, COLUMNS)),
-    "2b-ii": DerivationQuestion(WORD2VEC, (Target("v_c"),), (COLUMNS, ROWS)),
-    "2b-iii": DerivationQuestion(WORD2VEC, (Target("u_w", ({"w": "o"}, {"w": "other"})),), (COLUMNS, ROWS)),
-    "2b-iv": DerivationQuestion(WORD2VEC, (Target("U"),), (COLUMNS, ROWS)),
-    "2c-i": DerivationQuestion(
-        WORD2VEC, (Target("v_c"), Target("u_o"), Target("u_{w_k}", ({"k": "1"},))), (COLUMNS, ROWS)
+    "1c-i": DerivationQuestion(NETWORK, (Target("\\theta"),), (ROW_VECTORS, COLUMN_VECTORS)),
+    "1d-i": DerivationQuestion(NETWORK, (Target("x"),), (ROW_VECTORS, COLUMN_VECTORS)),
+    "2b-ii": DerivationQuestion(WORD2VEC, (Target("v_c"),), (COLUMN_VECTORS, ROW_VECTORS)),
+    "2b-iii": DerivationQuestion(
+        WORD2VEC, (Target("u_w", ({"w": "o"}, {"w": "other"})),), (COLUMN_VECTORS, ROW_VECTORS)
     ),
-    "2c-ii": DerivationQuestion(REPEATED, (Target("u_w", ({"w": "w_1"},)),), (COLUMNS, ROWS)),
+    "2b-iv": DerivationQuestion(WORD2VEC, (Target("U"),), (COLUMN_VECTORS, ROW_VECTORS)),
+    "2c-i": DerivationQuestion(
+        WORD2VEC, (Target("v_c"), Target("u_o"), Target("u_{w_k}", ({"k": "1"},))), (COLUMN_VECTORS, ROW_VECTORS)
+    ),
+    "2c-ii": DerivationQuestion(REPEATED, (Target("u_w", ({"w": "w_1"},)),), (COLUMN_VECTORS, ROW_VECTORS)),
 }

@@ -157,7 +157,7 @@ def _summation(node: Summation, scope: Scope) -> np.ndarray:
         else:
             scope.bound[node.index] = saved
     if total is None:
-        raise EvaluationError(f"the sum over {node.index} has no terms")  # not even a zero of known shape
+        raise EvaluationError(f"the sum over {node.index} has no terms")
     return total
 
 
@@ -170,39 +170,43 @@ def _range(node: Summation, scope: Scope) -> tuple[int, str]:
             return len(scope.lists[name]), name
     if node.upper in scope.dims:
         return scope.dims[node.upper], ""
-    found = _uses(node.body, node.index, scope) or (
-        _uses(Entry(Number(0), (node.condition.left, node.condition.right)), node.index, scope)
-        if node.condition is not None
-        else None
-    )
+    found = _uses(node.body, node.index, scope)
+    if found is None and node.condition is not None:  # \sum_{k: w_k = w}: k runs over the samples
+        found = _list_position(index=node.index, indices=(node.condition.left, node.condition.right), scope=scope)
     if found is None:
         raise EvaluationError(f"the sum over {node.index} does not say what {node.index} runs over")
     return found
 
 
 def _uses(node: Node, index: str, scope: Scope) -> tuple[int, str] | None:
-    """The range of ``index`` from the first part it picks out in ``node``."""
+    """The range of ``index`` from the first part or entry it picks out in ``node``."""
     if isinstance(node, Part):
         if node.index == IndexName(index):
             return scope.part_counts[node.family], ""
-        if isinstance(node.index, IndexOf) and node.index.position == IndexName(index):
-            return len(scope.lists[node.index.indices]), ""
-        return None
+        return _list_position(index, (node.index,), scope)
     if isinstance(node, Entry):
-        for entry_index in node.indices:
-            if isinstance(entry_index, IndexOf) and entry_index.position == IndexName(index):
-                return len(scope.lists[entry_index.indices]), ""
-    if isinstance(node, Entry) and isinstance(node.operand, Name):
-        value = scope.symbols[node.operand.symbol]
-        for axis, entry_index in enumerate(node.indices):
-            if entry_index == IndexName(index):
-                return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
+        found = _list_position(index, node.indices, scope)
+        if found is None and isinstance(node.operand, Name):
+            value = scope.symbols[node.operand.symbol]
+            for axis, entry_index in enumerate(node.indices):
+                if entry_index == IndexName(index):
+                    return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
+        if found is not None:
+            return found
     if isinstance(node, Summation) and node.index == index:
         return None  # an inner sum over the same letter hides it
     for child in children(node):
         found = _uses(child, index, scope)
         if found is not None:
             return found
+    return None
+
+
+def _list_position(index: str, indices: tuple[IndexExpression, ...], scope: Scope) -> tuple[int, str] | None:
+    """The range of ``index`` when one of ``indices`` is an entry of a list it runs over (``w_k``)."""
+    for entry_index in indices:
+        if isinstance(entry_index, IndexOf) and entry_index.position == IndexName(index):
+            return len(scope.lists[entry_index.indices]), ""
     return None
 
 

@@ -96,3 +96,8 @@ class Target:
     wrt: str
     cases: tuple[dict[str, str], ...] = field(default_factory=lambda: ({},))
     of: str = ""  # what is differentiated when it is a symbol of the notation (h of dh/dx); else the loss
+
+
+# The two conventions most questions accept: the same formulas with vectors as rows, or as columns.
+ROW_VECTORS = Convention("row vectors", "row")
+COLUMN_VECTORS = Convention("column vectors", "column")
