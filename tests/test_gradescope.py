@@ -32,6 +32,7 @@ def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
     assert "-m autograder gradescope word2vec" in run_autograder
     for needed in ("autograder/assignments/word2vec/hidden_tests.py",
                    "autograder/assignments/word2vec/fixtures.py",
+                   "autograder/assignments/word2vec/reference_formulas.py",
                    "autograder/worker/supervisor.py", "solutions/word2vec/sgd.py",
                    "assignment/word2vec/utils/sanity.py"):
         assert needed in infos, needed

@@ -43,7 +43,7 @@ def walk_and_read(paths: list[str]) -> object:
         folders[:] = [f for f in folders if os.path.join(top, f) not in skip]
         for name in files:
             path = os.path.join(top, name)
-            if name in ("hidden_tests.py", "secret.txt") or "/solutions/" in path:
+            if name in ("hidden_tests.py", "reference_formulas.py", "secret.txt") or "/solutions/" in path:
                 found.append(path)
     print("found %d: %s" % (len(found), found[:20]))
     for path in {paths!r}:
@@ -60,7 +60,8 @@ def _checkout(folder: Path, gradescope) -> Path:
     checkout = folder / "checkout"
     shutil.copytree(gradescope.layout.source, checkout, symlinks=True)
     for secret in (checkout / "solutions" / "word2vec" / "sgd.py",
-                   checkout / "autograder" / "assignments" / "word2vec" / "hidden_tests.py"):
+                   checkout / "autograder" / "assignments" / "word2vec" / "hidden_tests.py",
+                   checkout / "autograder" / "assignments" / "word2vec" / "reference_formulas.py"):
         secret.write_text(secret.read_text() + f"\n# {CANARY}\n")
     for path in [folder, *folder.rglob("*")]:
         if not path.is_symlink():
@@ -71,7 +72,8 @@ def _checkout(folder: Path, gradescope) -> Path:
 def _secrets(checkout: Path, home: Path) -> list[str]:
     (home / "secret.txt").write_text(CANARY)
     return [str(home / "secret.txt"), str(checkout / "solutions" / "word2vec" / "sgd.py"),
-            str(checkout / "autograder" / "assignments" / "word2vec" / "hidden_tests.py")]
+            str(checkout / "autograder" / "assignments" / "word2vec" / "hidden_tests.py"),
+            str(checkout / "autograder" / "assignments" / "word2vec" / "reference_formulas.py")]
 
 
 def _check_nothing_found(run: subprocess.CompletedProcess, results_file: Path, paths: list[str]) -> None:
