@@ -19,7 +19,7 @@ from autograder.written.derivations.verdict import describe, judge
 from autograder.written.handout_data import derivation_questions
 
 REPO = Path(__file__).resolve().parent.parent
-LABELLED = REPO / "benchmarks" / "data" / "derivation_answers.yaml"
+LABELLED = [REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml" for kind in ("", "_heldout")]
 
 
 @pytest.fixture(scope="module")
@@ -192,6 +192,13 @@ def test_equations_for_entries_are_put_together(questions):
 
 
 @pytest.mark.smoke
+def test_display_environments_without_dollars_are_math(questions):
+    """A notebook cell shows \\begin{align*} without $$ (MathJax), so students leave them out."""
+    answer = "\\begin{align*}\n\\frac{\\partial J}{\\partial v_c} &= U^\\top(\\hat y - y)\n\\end{align*}"
+    assert _verdict(questions, "2b-ii", answer).status == "equal"
+
+
+@pytest.mark.smoke
 def test_unicode_written_without_dollars(questions):
     assert _verdict(questions, "1c-ii", "So ∂J/∂l = ŷ − y.", "parser").status == "equal"
 
@@ -280,11 +287,13 @@ def test_reference_answers_are_read_and_judged_equal(questions, name):
         assert verdict.status == "equal", f"{question}: {verdict.summary()}"
 
 
-def test_labelled_answers_never_false_equal_and_mostly_recognised(questions):
-    """The benchmark's goals (benchmarks/derivations.py): no wrong answer judged equal, at least 90 %
-    of the right ones recognised."""
-    labelled = yaml.safe_load(LABELLED.read_text())
-    assert len(labelled) >= 150
+@pytest.mark.parametrize("path", LABELLED, ids=lambda path: path.stem)
+def test_labelled_answers_never_false_equal_and_mostly_recognised(questions, path):
+    """The benchmark's goals (benchmarks/derivations.py), on the set at hand while the reader was
+    written and on the one held out: no wrong answer judged equal, at least 90 % of the right ones
+    recognised."""
+    labelled = yaml.safe_load(path.read_text())
+    assert len({(item["assignment"], item["question"]) for item in labelled}) == 9 and len(labelled) >= 90
     false_equal, right, recognised = [], 0, 0
     for item in labelled:
         verdict = judge(item["answer"], questions[item["assignment"]][item["question"]])

@@ -28,6 +28,7 @@ from autograder.written.latex import scan
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
+_DISPLAYS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
 _MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
 _ROW_BREAK = "\\rowbreak "
 _CONDITION_WORDS = re.compile(r"\\(?:text|mbox|textrm|quad|qquad)|\b(?:if|for|when)\b|[{},&]")
@@ -104,16 +105,18 @@ def _plain_lines(answer: str) -> list[tuple[int, str]]:
 
 
 def _maths(answer: str) -> list[tuple[int, str]]:
-    """The math of ``answer`` with its offsets: ``$...$``, ``$$...$$``, and outside them ``\\[...\\]``
-    and ``\\(...\\)``. Linear in the length of the answer."""
+    """The math of ``answer`` with its offsets: ``$...$``, ``$$...$$``, and outside them ``\\[...\\]``,
+    ``\\(...\\)`` and display environments (``\\begin{align*}``). Linear in the length of the answer."""
     spans, _ = scan(answer)
     found = [(s.start, answer[s.start : s.end].strip("$")) for s in spans]
     masked = list(answer)
     for span in spans:
         masked[span.start : span.end] = " " * (span.end - span.start)
     outside = "".join(masked)
-    for opening, closing in (("\\[", "\\]"), ("\\(", "\\)")):
-        found += [(start, answer[start + 2 : end]) for start, end in _delimited(outside, opening, closing)]
+    delimiters = [("\\[", "\\]"), ("\\(", "\\)")]
+    delimiters += [(f"\\begin{{{name}}}", f"\\end{{{name}}}") for name in _DISPLAYS]  # Jupyter shows these bare
+    for opening, closing in delimiters:
+        found += [(start, answer[start + len(opening) : end]) for start, end in _delimited(outside, opening, closing)]
     return sorted(found)
 
 
