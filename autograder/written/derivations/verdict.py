@@ -11,9 +11,7 @@ chance: it would have to agree at every entry of every draw.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -23,21 +21,13 @@ from autograder.written.derivations.final import Equation, Found, as_indicators,
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
 from autograder.written.derivations.tree import Node, has_dot, shown
+from autograder.written.derivations.values import Draw, case_values, draw, oriented, scope_of
 
 TRIALS = 3
 _RELATIVE = 1e-7
 _SHAPES = "its shapes do not fit"
 Status = Literal["equal", "not equal", "unreadable"]
 _ORDER: dict[str, int] = {"not equal": 0, "unreadable": 1, "equal": 2}
-
-
-@dataclass(frozen=True)
-class Draw:
-    """One draw of random values: every symbol (in the notation's orientation) and index."""
-
-    symbols: dict[str, np.ndarray]
-    named: dict[str, int]  # o -> its index
-    lists: dict[str, np.ndarray]  # w -> the samples
 
 
 @dataclass(frozen=True)
@@ -64,110 +54,6 @@ class Verdict:
             note = f": {part.note}" if part.note else ""
             lines.append(f"{part.target}{read}: {part.status}{note}")
         return "\n".join(lines)
-
-
-# ------------------------------------------------------------------------- values
-
-
-def draw(notation: Notation, rng: np.random.Generator) -> Draw:
-    """Random values of every symbol; defined symbols computed from the others, in order."""
-    named: dict[str, int] = {}
-    lists: dict[str, np.ndarray] = {}
-    for index in notation.indices:
-        taken = {named[name] for name in index.avoid if name in named}
-        free = np.array([i for i in range(notation.dims[index.dim]) if i not in taken])
-        if index.length:
-            drawn = rng.choice(free, size=notation.dims[index.length] - index.repeats, replace=False)
-            lists[index.name] = np.insert(drawn, 1, drawn[0]) if index.repeats else drawn
-        else:
-            named[index.name] = int(rng.choice(free))
-    symbols: dict[str, np.ndarray] = {}
-    vocabulary = Vocabulary(notation)
-    for symbol in notation.symbols:
-        if symbol.define:
-            scope = _scope(notation, Draw(symbols, named, lists), None, {})
-            symbols[symbol.latex] = evaluate(read(symbol.define, vocabulary)[0], scope)
-            continue
-        sizes = [notation.dims[d] for d in symbol.dims]
-        if symbol.kind == "scalar":
-            value = np.array([[rng.integers(1, 5) if symbol.positive else rng.normal()]], dtype=float)
-        elif symbol.kind == "matrix":
-            value = rng.normal(size=sizes)
-        elif symbol.kind == "counts":
-            counted = np.bincount(lists[symbol.at], minlength=sizes[0]).astype(float).reshape(1, -1)
-            value = counted if notation.vectors == "row" else counted.T
-        else:
-            value = np.zeros((1, sizes[0])) if symbol.kind == "onehot" else rng.normal(size=(1, sizes[0]))
-            if symbol.kind == "onehot":
-                value[0, named[symbol.at]] = 1.0
-            value = value if notation.vectors == "row" else value.T
-        symbols[symbol.latex] = value
-    return Draw(symbols, named, lists)
-
-
-def _is_vector(value: np.ndarray) -> bool:
-    return value.ndim == 2 and 1 in value.shape and value.size > 1
-
-
-def _oriented(value: np.ndarray, vectors: str) -> np.ndarray:
-    """A vector as a row or a column; anything else as it is."""
-    if not _is_vector(value):
-        return value
-    return value.reshape(1, -1) if vectors == "row" else value.reshape(-1, 1)
-
-
-def _scope(notation: Notation, values: Draw, convention: Convention | None, bound: dict[str, int]) -> Scope:
-    """The values a formula is computed on under ``convention`` (None: the notation's own)."""
-    vectors = convention.vectors if convention else notation.vectors
-    transposed = convention.transposed if convention else ()
-    symbols = {}
-    for name, value in values.symbols.items():
-        value = _oriented(value, vectors)
-        symbols[name] = value.T if name in transposed else value
-    parts: dict[str, Callable[[int], np.ndarray]] = {}
-    counts: dict[str, int] = {}
-    for family in notation.families:
-        if family.of not in values.symbols:
-            continue  # while the defined symbols are computed, those to come
-        whole = values.symbols[family.of]
-        parts[family.base] = partial(_row, whole, vectors) if family.part == "row" else partial(_entry_of, whole)
-        counts[family.base] = whole.shape[0] if family.part == "row" else whole.size
-    lengths = {index.name: index.length for index in notation.indices if index.length}
-    return Scope(
-        symbols,
-        parts,
-        counts,
-        dict(notation.dims),
-        dict(values.lists),
-        lengths,
-        {name: (value, "") for name, value in {**values.named, **bound}.items()},
-    )
-
-
-def _row(matrix: np.ndarray, vectors: str, index: int) -> np.ndarray:
-    return _oriented(matrix[index : index + 1, :], vectors)
-
-
-def _entry_of(vector: np.ndarray, index: int) -> np.ndarray:
-    return vector.reshape(-1)[index : index + 1].reshape(1, 1)
-
-
-def _case_values(notation: Notation, values: Draw, case: dict[str, str]) -> dict[str, int]:
-    """The indices a case names: ``o``, ``other`` (a word that is none of the named ones), a number."""
-    bound = {}
-    used = set(values.named.values()) | {int(i) for v in values.lists.values() for i in v}
-    for letter, value in case.items():
-        if value in values.named:
-            bound[letter] = values.named[value]
-        elif "_" in value:  # w_1: the first of the list w
-            name, position = value.split("_")
-            bound[letter] = int(values.lists[name][int(position) - 1])
-        elif value == "other":
-            dim = next((i.dim for i in notation.indices if i.name == letter or not i.length), "")
-            bound[letter] = next(i for i in range(notation.dims[dim]) if i not in used)
-        else:
-            bound[letter] = int(value)
-    return bound
 
 
 # ------------------------------------------------------------------------- comparing
@@ -218,11 +104,11 @@ def _differs(
     draws: list[Draw],
 ) -> str | None:
     for values in draws:
-        bound = _case_values(notation, values, case)
-        want = evaluate(reference, _scope(notation, values, None, bound))
-        want = _oriented(want, convention.vectors)
+        bound = case_values(notation, values, case)
+        want = evaluate(reference, scope_of(notation, values, None, bound))
+        want = oriented(want, convention.vectors)
         want = want.T if convention.answer_transposed else want
-        scope = _scope(notation, values, convention, bound)
+        scope = scope_of(notation, values, convention, bound)
         scope.dot_products = student.dot_products
         try:
             got = _computed(student, scope, want.shape)

@@ -1,0 +1,125 @@
+"""Random values for identity testing: every symbol of a notation drawn (the defined ones computed
+from the others), and the scope a formula is computed in under a convention: vectors turned to its
+orientation, the matrices it transposes transposed, the indices of a case bound."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from autograder.written.derivations.evaluate import Scope, evaluate
+from autograder.written.derivations.notation import Convention, Notation
+from autograder.written.derivations.reader import Vocabulary, read
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One draw of random values: every symbol (in the notation's orientation) and index."""
+
+    symbols: dict[str, np.ndarray]
+    named: dict[str, int]  # o -> its index
+    lists: dict[str, np.ndarray]  # w -> the samples
+
+
+def draw(notation: Notation, rng: np.random.Generator) -> Draw:
+    """Random values of every symbol; defined symbols computed from the others, in order."""
+    named: dict[str, int] = {}
+    lists: dict[str, np.ndarray] = {}
+    for index in notation.indices:
+        taken = {named[name] for name in index.avoid if name in named}
+        free = np.array([i for i in range(notation.dims[index.dim]) if i not in taken])
+        if index.length:
+            drawn = rng.choice(free, size=notation.dims[index.length] - index.repeats, replace=False)
+            lists[index.name] = np.insert(drawn, 1, drawn[0]) if index.repeats else drawn
+        else:
+            named[index.name] = int(rng.choice(free))
+    symbols: dict[str, np.ndarray] = {}
+    vocabulary = Vocabulary(notation)
+    for symbol in notation.symbols:
+        if symbol.define:
+            scope = scope_of(notation, Draw(symbols, named, lists), None, {})
+            symbols[symbol.latex] = evaluate(read(symbol.define, vocabulary)[0], scope)
+            continue
+        sizes = [notation.dims[d] for d in symbol.dims]
+        if symbol.kind == "scalar":
+            value = np.array([[rng.integers(1, 5) if symbol.positive else rng.normal()]], dtype=float)
+        elif symbol.kind == "matrix":
+            value = rng.normal(size=sizes)
+        elif symbol.kind == "counts":
+            counted = np.bincount(lists[symbol.at], minlength=sizes[0]).astype(float).reshape(1, -1)
+            value = counted if notation.vectors == "row" else counted.T
+        else:
+            value = np.zeros((1, sizes[0])) if symbol.kind == "onehot" else rng.normal(size=(1, sizes[0]))
+            if symbol.kind == "onehot":
+                value[0, named[symbol.at]] = 1.0
+            value = value if notation.vectors == "row" else value.T
+        symbols[symbol.latex] = value
+    return Draw(symbols, named, lists)
+
+
+def _is_vector(value: np.ndarray) -> bool:
+    return value.ndim == 2 and 1 in value.shape and value.size > 1
+
+
+def oriented(value: np.ndarray, vectors: str) -> np.ndarray:
+    """A vector as a row or a column; anything else as it is."""
+    if not _is_vector(value):
+        return value
+    return value.reshape(1, -1) if vectors == "row" else value.reshape(-1, 1)
+
+
+def scope_of(notation: Notation, values: Draw, convention: Convention | None, bound: dict[str, int]) -> Scope:
+    """The values a formula is computed on under ``convention`` (None: the notation's own)."""
+    vectors = convention.vectors if convention else notation.vectors
+    transposed = convention.transposed if convention else ()
+    symbols = {}
+    for name, value in values.symbols.items():
+        value = oriented(value, vectors)
+        symbols[name] = value.T if name in transposed else value
+    parts: dict[str, Callable[[int], np.ndarray]] = {}
+    counts: dict[str, int] = {}
+    for family in notation.families:
+        if family.of not in values.symbols:
+            continue  # while the defined symbols are computed, those to come
+        whole = values.symbols[family.of]
+        parts[family.base] = partial(_row, whole, vectors) if family.part == "row" else partial(_entry_of, whole)
+        counts[family.base] = whole.shape[0] if family.part == "row" else whole.size
+    lengths = {index.name: index.length for index in notation.indices if index.length}
+    return Scope(
+        symbols,
+        parts,
+        counts,
+        dict(notation.dims),
+        dict(values.lists),
+        lengths,
+        {name: (value, "") for name, value in {**values.named, **bound}.items()},
+    )
+
+
+def _row(matrix: np.ndarray, vectors: str, index: int) -> np.ndarray:
+    return oriented(matrix[index : index + 1, :], vectors)
+
+
+def _entry_of(vector: np.ndarray, index: int) -> np.ndarray:
+    return vector.reshape(-1)[index : index + 1].reshape(1, 1)
+
+
+def case_values(notation: Notation, values: Draw, case: dict[str, str]) -> dict[str, int]:
+    """The indices a case names: ``o``, ``other`` (a word that is none of the named ones), a number."""
+    bound = {}
+    used = set(values.named.values()) | {int(i) for v in values.lists.values() for i in v}
+    for letter, value in case.items():
+        if value in values.named:
+            bound[letter] = values.named[value]
+        elif "_" in value:  # w_1: the first of the list w
+            name, position = value.split("_")
+            bound[letter] = int(values.lists[name][int(position) - 1])
+        elif value == "other":
+            dim = next((i.dim for i in notation.indices if i.name == letter or not i.length), "")
+            bound[letter] = next(i for i in range(notation.dims[dim]) if i not in used)
+        else:
+            bound[letter] = int(value)
+    return bound
