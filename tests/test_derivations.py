@@ -226,6 +226,14 @@ def test_row_and_column_vectors_both_count_unless_the_answer_says_which(question
 
 
 @pytest.mark.smoke
+def test_the_formula_for_a_batch_counts_where_the_handout_writes_examples_as_rows(questions):
+    batch = r"$$\frac{\partial J}{\partial X} = \big((\hat Y - Y) W_2^\top \odot H \odot (1 - H)\big) W_1^\top$$"
+    assert _verdict(questions, "1d-i", batch).status == "equal"
+    assert _verdict(questions, "1d-i", batch.replace(r"(\hat Y - Y)", r"(Y - \hat Y)")).status == "not equal"
+    assert _verdict(questions, "1c-i", r"$$\frac{\partial J}{\partial \Theta} = \hat Y - Y$$").status == "equal"
+
+
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     "question, latex, hint",
     [

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from autograder.written.derivations.notation import (
+    BATCH,
     COLUMN_VECTORS,
     ROW_VECTORS,
     Family,
@@ -17,22 +18,51 @@ from autograder.written.derivations.notation import (
 )
 from autograder.written.derivations.verdict import DerivationQuestion
 
-# Part 1: one example through the network of 1c, row vectors as in the handout.
+# Part 1: one example through the network of 1c, row vectors as in the handout (or a batch of N, one
+# example per row: X, Y, H, \\hat Y).
 NETWORK = Notation(
-    dims={"D_x": 3, "H": 4, "D_y": 5},
+    dims={"D_x": 3, "H": 4, "D_y": 5, "N": 6},
     vectors="row",
     indices=(Index("t", "D_y"),),
     symbols=(
-        Symbol("x", "vector", ("D_x",)),
+        Symbol("x", "vector", ("D_x",), spellings=("X",), per_example=True),
         Symbol("W_1", "matrix", ("D_x", "H"), spellings=("W^{(1)}",)),
         Symbol("b_1", "vector", ("H",), spellings=("b^{(1)}",)),
         Symbol("W_2", "matrix", ("H", "D_y"), spellings=("W^{(2)}",)),
         Symbol("b_2", "vector", ("D_y",), spellings=("b^{(2)}",)),
-        Symbol("y", "onehot", ("D_y",), at="t"),
-        Symbol("z_1", "vector", ("H",), define="x W_1 + b_1", spellings=("z", "z^{(1)}", "a_1")),
-        Symbol("h", "vector", ("H",), define="\\sigma(z_1)", spellings=("h_1", "h^{(1)}", "a", "a^{(1)}")),
-        Symbol("\\theta", "vector", ("D_y",), define="h W_2 + b_2", spellings=("z_2", "z^{(2)}")),
-        Symbol("\\hat y", "vector", ("D_y",), define="\\mathrm{softmax}(\\theta)", spellings=("y_{hat}", "\\tilde y")),
+        Symbol("y", "onehot", ("D_y",), at="t", spellings=("Y",), per_example=True),
+        Symbol(
+            "z_1",
+            "vector",
+            ("H",),
+            define="x W_1 + b_1",
+            spellings=("z", "z^{(1)}", "a_1", "Z_1", "Z"),
+            per_example=True,
+        ),
+        Symbol(
+            "h",
+            "vector",
+            ("H",),
+            define="\\sigma(z_1)",
+            spellings=("h_1", "h^{(1)}", "a", "a^{(1)}", "H", "H_1"),
+            per_example=True,
+        ),
+        Symbol(
+            "\\theta",
+            "vector",
+            ("D_y",),
+            define="h W_2 + b_2",
+            spellings=("z_2", "z^{(2)}", "\\Theta"),
+            per_example=True,
+        ),
+        Symbol(
+            "\\hat y",
+            "vector",
+            ("D_y",),
+            define="\\mathrm{softmax}(\\theta)",
+            spellings=("y_{hat}", "\\tilde y", "\\hat Y"),
+            per_example=True,
+        ),
     ),
 )
 
@@ -63,8 +93,8 @@ REPEATED = replace(
 )
 
 DERIVATIONS = {
-    "1c-i": DerivationQuestion(NETWORK, (Target("\\theta"),), (ROW_VECTORS, COLUMN_VECTORS)),
-    "1d-i": DerivationQuestion(NETWORK, (Target("x"),), (ROW_VECTORS, COLUMN_VECTORS)),
+    "1c-i": DerivationQuestion(NETWORK, (Target("\\theta"),), (ROW_VECTORS, COLUMN_VECTORS, BATCH)),
+    "1d-i": DerivationQuestion(NETWORK, (Target("x"),), (ROW_VECTORS, COLUMN_VECTORS, BATCH)),
     "2b-ii": DerivationQuestion(WORD2VEC, (Target("v_c"),), (COLUMN_VECTORS, ROW_VECTORS)),
     "2b-iii": DerivationQuestion(
         WORD2VEC, (Target("u_w", ({"w": "o"}, {"w": "other"})),), (COLUMN_VECTORS, ROW_VECTORS)

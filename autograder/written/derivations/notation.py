@@ -32,6 +32,7 @@ class Symbol:
     define: str = ""
     at: str = ""
     positive: bool = False  # a count: drawn from 1 to 4
+    per_example: bool = False  # one row per example in a batch (x, y, h), not shared (W, b)
 
 
 @dataclass(frozen=True)
@@ -76,12 +77,14 @@ class Notation:
 class Convention:
     """A way of writing the answer that is equally right: vectors as rows or columns, some matrices
     transposed (``U`` as ``d x |V|`` when the handout allows it), and with it the answer transposed
-    (a gradient written as the transpose of the handout's)."""
+    (a gradient written as the transpose of the handout's); or the formula for a ``batch`` of
+    examples, one per row (``X``, ``\\hat Y``: the spellings of the symbols ``per_example``)."""
 
     name: str
     vectors: Orientation
     transposed: tuple[str, ...] = ()
     answer_transposed: bool = False
+    batch: str = ""  # the size of a batch (a dim): the formula for a batch, one example per row
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class Target:
     of: str = ""  # what is differentiated when it is a symbol of the notation (h of dh/dx); else the loss
 
 
-# The two conventions most questions accept: the same formulas with vectors as rows, or as columns.
+# The conventions most questions accept: the same formulas with vectors as rows, or as columns; and
+# where the handout writes examples as rows, the formula for a batch of them (its size named N).
 ROW_VECTORS = Convention("row vectors", "row")
 COLUMN_VECTORS = Convention("column vectors", "column")
+BATCH = Convention("a batch, one example per row", "row", batch="N")

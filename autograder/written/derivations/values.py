@@ -24,8 +24,10 @@ class Draw:
     lists: dict[str, np.ndarray]  # w -> the samples
 
 
-def draw(notation: Notation, rng: np.random.Generator) -> Draw:
-    """Random values of every symbol; defined symbols computed from the others, in order."""
+def draw(notation: Notation, rng: np.random.Generator, batch: int = 1) -> Draw:
+    """Random values of every symbol; defined symbols computed from the others, in order. With a
+    ``batch`` of examples, each symbol of one example (``per_example``) holds one row per example
+    (a one-hot row each at an index of its own), and the others are shared by all."""
     named: dict[str, int] = {}
     lists: dict[str, np.ndarray] = {}
     for index in notation.indices:
@@ -52,10 +54,12 @@ def draw(notation: Notation, rng: np.random.Generator) -> Draw:
             counted = np.bincount(lists[symbol.at], minlength=sizes[0]).astype(float).reshape(1, -1)
             value = counted if notation.vectors == "row" else counted.T
         else:
-            value = np.zeros((1, sizes[0])) if symbol.kind == "onehot" else rng.normal(size=(1, sizes[0]))
+            rows = batch if symbol.per_example else 1
+            value = np.zeros((rows, sizes[0])) if symbol.kind == "onehot" else rng.normal(size=(rows, sizes[0]))
             if symbol.kind == "onehot":
-                value[0, named[symbol.at]] = 1.0
-            value = value if notation.vectors == "row" else value.T
+                hot = [named[symbol.at]] if rows == 1 else rng.integers(0, sizes[0], size=rows)
+                value[np.arange(rows), hot] = 1.0
+            value = value if notation.vectors == "row" or rows > 1 else value.T
         symbols[symbol.latex] = value
     return Draw(symbols, named, lists)
 

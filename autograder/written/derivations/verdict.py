@@ -82,12 +82,14 @@ def compare(
     vectors is read both ways (a dot product, or entry by entry as ``\\sigma(z) \\cdot (1 - \\sigma(z))``
     means); one reading equal to the reference is the one the student meant."""
     rng = np.random.default_rng(20261125)
-    draws = [draw(notation, rng) for _ in range(TRIALS)]
+    batches = {notation.dims[c.batch] if c.batch else 1 for c in conventions}
+    draws = {batch: [draw(notation, rng, batch) for _ in range(TRIALS)] for batch in sorted(batches)}
     readings = [Reading(student, entries, dot) for dot in ((False, True) if has_dot(student) else (False,))]
     problems = []
     for convention in conventions:
         for reading in readings:
-            problem = _differs(reading, reference, notation, convention, case, draws)
+            batch = notation.dims[convention.batch] if convention.batch else 1
+            problem = _differs(reading, reference, notation, convention, case, draws[batch])
             if problem is None:
                 return "equal", ""
             problems.append(problem)
