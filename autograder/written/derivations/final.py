@@ -18,6 +18,7 @@ part before). When no equation names the target and the question asks for one fo
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -64,18 +65,22 @@ def equations(answer: str) -> list[Equation]:
     """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked."""
     answer = answer[:MAX_ANSWER]
     region = _answer_region(answer)
+    newlines = [i for i, char in enumerate(answer) if char == "\n"]
+
+    def line(offset: int) -> int:
+        return bisect_left(newlines, offset) + 1
+
+    def on_answer_line(offset: int) -> bool:
+        return region is not None and region[0] <= offset < region[1]
+
     found: list[Equation] = []
     for start, math in _maths(answer):
-        line = answer.count("\n", 0, start) + 1
-        on_line = region is not None and region[0] <= start < region[1]
-        found += _equations_in(math, line, on_line)
-    for start, line_text in _plain_lines(answer):  # "∂J/∂l = ŷ − y", written without $
-        found += _equations_in(
-            line_text, answer.count("\n", 0, start) + 1, region is not None and region[0] <= start < region[1]
-        )
+        found += _equations_in(math, line(start), on_answer_line(start))
+    for start, text in _plain_lines(answer):  # "∂J/∂l = ŷ − y", written without $
+        found += _equations_in(text, line(start), on_answer_line(start))
     if region is not None and not any(e.on_answer_line for e in found):
         text = answer[region[0] : region[1]].strip().strip("*_").strip()
-        found += _equations_in(text, answer.count("\n", 0, region[0]) + 1, True)  # "Answer: U^T(y_hat - y)"
+        found += _equations_in(text, line(region[0]), True)  # "Answer: U^T(y_hat - y)"
     return found
 
 
