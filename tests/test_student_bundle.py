@@ -101,6 +101,21 @@ def test_self_check_of_the_starter_in_a_fresh_folder(bundle, tmp_path):
         assert sorted(archive.namelist()) == sorted(WORD2VEC_FILES + ["word2vec.ipynb"])
 
 
+def test_check_written_in_the_bundle_reads_final_formulas_without_the_reference(bundle, tmp_path):
+    """The bundle has the notation (handout.py) and not the reference formulas: check-written says how
+    a final formula was read, or why it cannot be, and nothing about whether it is right."""
+    folder = unpack(bundle, tmp_path / "hw1")
+    (folder / "written.md").write_text(
+        "## 2b-ii\n\n$$\\frac{\\partial J}{\\partial v_c} = U (y - \\hat y)$$\n\n"
+        "## 2b-iv\n\n$$\\frac{\\partial J}{\\partial U} = \\Delta v_c^\\top$$\n"
+    )
+    written = in_bundle(folder, "check-written", "word2vec", "written.md")
+    flat = " ".join(written.stdout.split())
+    assert "read as U (y - \\hat y)" in flat  # wrong (a transpose is missing), and not said
+    assert "Note: 2b-iv" in flat and "Delta is not a symbol of this question's notation" in flat
+    assert "equal" not in flat  # no verdict: the bundle cannot know one
+
+
 def test_self_check_gives_the_messages_of_the_grader(bundle, tmp_path, repo, word2vec_grader):
     bug = next(b for b in BUGS if b.name == "naive softmax forgets to subtract the one-hot y")
     submission = bug.apply(repo / "solutions" / "word2vec", tmp_path / "buggy")
