@@ -104,7 +104,7 @@ _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
 _OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 _TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
 _ELEMENTWISE = {"\\odot", "\\circ", "\\otimes"}
-_TRANSPOSE = {"\\top", "T", "\\intercal", "\\mathsf{T}", "\\mathrm{T}", "\\text{T}", "t"}
+_TRANSPOSE = {"\\top", "T", "\\intercal", "\\mathsf{T}", "\\mathrm{T}", "\\text{T}", "t", "\\prime", "'"}
 _COMPARE = {">": True, "\\gt": True, "\\geq": False, "\\ge": False, ">=": False}
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
 _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
