@@ -3,6 +3,7 @@ answer, comparing under conventions, and the labelled set of student answers."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from autograder.core.config import load_assignment
 from autograder.written.answers import read_answers
 from autograder.written.derivations.evaluate import EvaluationError
 from autograder.written.derivations.final import equations
+from autograder.written.derivations.notation import Convention
 from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read
 from autograder.written.derivations.tree import shown
 from autograder.written.derivations.verdict import describe, judge
@@ -223,6 +225,16 @@ def test_row_and_column_vectors_both_count_unless_the_answer_says_which(question
     said = r"With column vectors, $$\frac{\partial J}{\partial U} = (\hat y - y)^\top v_c$$"
     assert _verdict(questions, "2b-iv", said).status == "not equal"
     assert _verdict(questions, "2b-iv", said.replace("column", "row")).status == "equal"
+
+
+def test_a_convention_may_transpose_a_matrix_where_the_handout_allows_both(questions):
+    """A course whose handout allows U as d x |V| (word vectors as columns) declares it; then U(\\hat y - y)
+    is right, and only then."""
+    declared = questions["word2vec"]["2b-ii"]
+    columns = Convention("U as d x |V|", "column", transposed=("U",))
+    answer = r"$$\frac{\partial J}{\partial v_c} = U(\hat y - y)$$"
+    assert judge(answer, declared).status == "not equal"
+    assert judge(answer, dataclasses.replace(declared, conventions=(*declared.conventions, columns))).status == "equal"
 
 
 @pytest.mark.smoke
