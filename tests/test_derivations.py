@@ -294,6 +294,48 @@ def test_evaluation_has_a_step_budget(questions):
     assert issubclass(type(EvaluationError("x")), ValueError)
 
 
+# ------------------------------------------------------------------------- wrong answers a TA found judged equal
+
+
+TAIL_2C = (r"$$\frac{\partial J}{\partial u_o} = (\sigma(u_o^\top v_c)-1)v_c$$"
+           r"$$\frac{\partial J}{\partial u_{w_k}} = \sigma(u_{w_k}^\top v_c) v_c$$")
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        # The limits of a sum count.
+        ("2c-i", r"$$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1) u_o + \sum_{k=2}^{K} "
+                 r"\sigma(u_{w_k}^\top v_c) u_{w_k}$$" + TAIL_2C),
+        ("2c-i", r"$$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1) u_o + \sum_{k=1}^{K-1} "
+                 r"\sigma(u_{w_k}^\top v_c) u_{w_k}$$" + TAIL_2C),
+        ("2c-i", r"$$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1) u_o + \sum_{k=0}^{K} "
+                 r"\sigma(u_{w_k}^\top v_c) u_{w_k}$$" + TAIL_2C),
+        ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = \sum_{w=2}^{|V|} \hat y_w u_w - u_o$$"),
+        # The goal restated inline is not the final formula; the derivation's last displayed one is.
+        ("1c-i", r"We want to show that $\frac{\partial CE}{\partial \theta} = \hat y - y$. Then "
+                 r"$$\frac{\partial CE}{\partial \theta_j} = -y_j + \hat y_j \sum_i y_i = y_j - \hat y_j$$"),
+        # The last part of a chain is the final formula, read or not: no earlier part stands in.
+        ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w} \hat y_w u_w = "
+                  r"\mathbb{E}_{w \sim \hat y}[u_w] + u_o$$"),
+        # An Answer: line that is a sentence is no final formula.
+        ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = U^\top \hat y$$" "\n\n"
+                  r"Answer: it is zero when $U^\top (\hat y - y)$ vanishes."),
+        # A pasted image does not push the final formula out of what is read.
+        ("2b-ii", r"From lecture, $\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$. "
+                  "![plot](data:image/png;base64," + "iVBORw0KGgo" * 3000 + ")\n\n"
+                  r"$$\frac{\partial J}{\partial v_c} = U^\top(y - \hat y)$$"),
+        # A constant is no count: the repeated sample is drawn twice, then three times.
+        ("2c-ii", r"$\frac{\partial J}{\partial u_w} = 2\,\sigma(u_w^\top v_c)\, v_c$"),
+        # A tiny extra term is still an extra term.
+        ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y) + 0.00000001 u_o$$"),
+    ],
+)
+def test_wrong_answers_found_by_a_ta_are_not_equal(questions, question, answer):
+    assert _verdict(questions, question, answer).status != "equal"
+
+
 # ------------------------------------------------------------------------- the reference and the labelled set
 
 

@@ -46,6 +46,10 @@ class ShapeError(EvaluationError):
     """Two shapes that no operation of the formula fits together."""
 
 
+class OutOfRange(EvaluationError):
+    """A sum whose limits reach values its index cannot take (``k = 0`` to ``K`` over K samples)."""
+
+
 class FreeIndex(EvaluationError):
     """The formula uses an index that no sum binds and the question does not name: it is not one
     value (the sum that should bind it was dropped)."""
@@ -138,12 +142,12 @@ def _binding(name: str, scope: Scope) -> tuple[int, str]:
 
 
 def _summation(node: Summation, scope: Scope) -> np.ndarray:
-    count, through = _range(node, scope)
     skip = index_value(node.skip, scope) if node.skip is not None else None
     saved = scope.bound.get(node.index)
     total: np.ndarray | None = None
+    positions, through = _positions(node, scope)
     try:
-        for position in range(count):
+        for position in positions:
             scope.bound[node.index] = (position, through)
             if skip is not None and index_value(IndexName(node.index), scope) == skip:
                 continue
@@ -161,15 +165,38 @@ def _summation(node: Summation, scope: Scope) -> np.ndarray:
     return total
 
 
+def _positions(node: Summation, scope: Scope) -> tuple[range, str]:
+    """The positions the sum's index takes, counted from 0, as its limits say (``k=1`` to ``K``:
+    all K; ``k=0`` to ``K-1``: all K too; ``k=2``: all but the first), and the index list it walks.
+    Limits past the values that exist (``k=0`` to ``K``) leave the formula without a value."""
+    count, through = _range(node, scope)
+    base = 0 if node.lower == 0 else 1  # a sum from 0 counts from 0
+    if node.upper.isdigit():  # right only when the number is the size here, by chance
+        raise EvaluationError(f"its sum over {node.index} stops at {node.upper}: write the size it runs to (K, |V|)")
+    if node.upper:
+        top = count + node.shift  # the size written above the sum is the count (see _range)
+    else:
+        top = count - 1 + base
+    first, last = node.lower - base, top - base
+    if first < 0 or last >= count:
+        limit = node.upper + (f"{node.shift:+d}" if node.shift else "")
+        raise OutOfRange(
+            f"its sum over {node.index} runs from {node.lower} to {limit or top}, past the {count} values it can take"
+        )
+    return range(first, last + 1), through
+
+
 def _range(node: Summation, scope: Scope) -> tuple[int, str]:
-    """How many values the sum's index takes, and the index list it walks (``""``: plain indices).
-    The size written above the sum decides (``K``: the samples, even when written ``u_k``); else
-    what the index picks out in the sum."""
+    """How many values the sum's index can take, and the index list it walks (``""``: plain
+    indices). The size written above the sum decides (``K``: the samples, even when written
+    ``u_k``); else what the index picks out in the sum."""
     for name, length in scope.list_lengths.items():
         if node.upper == length:
             return len(scope.lists[name]), name
     if node.upper in scope.dims:
         return scope.dims[node.upper], ""
+    if node.upper and not node.upper.isdigit():
+        raise EvaluationError(f"the sum's upper limit {node.upper} is no size of the notation")
     found = _uses(node.body, node.index, scope)
     if found is None and node.condition is not None:  # \sum_{k: w_k = w}: k runs over the samples
         found = _list_position(index=node.index, indices=(node.condition.left, node.condition.right), scope=scope)

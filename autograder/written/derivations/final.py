@@ -28,6 +28,7 @@ from autograder.written.expressions import ANSWER_LINE, below_answer_line
 from autograder.written.latex import scan
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
+_LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (base64): no formula
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
 _DISPLAYS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
 _MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
@@ -48,6 +49,7 @@ class Equation:
     line: int  # in the answer, from 1
     on_answer_line: bool = False
     boxed: bool = False
+    displayed: bool = False  # on a line of its own ($$...$$, \\[...\\], align), not inside a sentence
 
 
 @dataclass(frozen=True)
@@ -56,14 +58,15 @@ class Found:
 
     latex: str
     where: str
-    candidates: tuple[str, ...]  # its equation's parts, last first (the reader tries them in turn)
     before: tuple[Equation, ...] = ()  # the equations above it, where the answer defines its names
     entries: tuple[str, ...] = ()  # the letters of an equation for entries: (j,) of dJ/dtheta_j
 
 
 def equations(answer: str) -> list[Equation]:
-    """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked."""
-    answer = answer[:MAX_ANSWER]
+    """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked.
+    Pasted images (``data:`` and base64) are left out, and of a longer answer the last MAX_ANSWER
+    characters are read: the final formula is at its end."""
+    answer = _LONG_RUN.sub(" ", answer)[-MAX_ANSWER:]
     region = _answer_region(answer)
     newlines = [i for i, char in enumerate(answer) if char == "\n"]
 
@@ -74,14 +77,29 @@ def equations(answer: str) -> list[Equation]:
         return region is not None and region[0] <= offset < region[1]
 
     found: list[Equation] = []
-    for start, math in _maths(answer):
-        found += _equations_in(math, line(start), on_answer_line(start))
+    for start, math, displayed in _maths(answer):
+        found += _equations_in(math, line(start), on_answer_line(start), displayed)
     for start, text in _plain_lines(answer):  # "∂J/∂l = ŷ − y", written without $
-        found += _equations_in(text, line(start), on_answer_line(start))
+        found += _equations_in(text, line(start), on_answer_line(start), True)
     if region is not None and not any(e.on_answer_line for e in found):
         text = answer[region[0] : region[1]].strip().strip("*_").strip()
-        found += _equations_in(text, line(region[0]), True)  # "Answer: U^T(y_hat - y)"
+        if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
+            found += _equations_in(text, line(region[0]), True, True)
+    if region is not None and _prose(answer[region[0] : _first_math(answer, region)]):
+        # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
+        found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
+
+
+def _prose(text: str) -> bool:
+    """Whether ``text`` holds words (two of three letters or more): a sentence, not a formula."""
+    return len(re.findall(r"(?<![\\\w])[A-Za-z]{3,}(?![\w(])", text)) >= 2
+
+
+def _first_math(answer: str, region: tuple[int, int]) -> int:
+    """Where the first math of the Answer line's region starts (its end when it has none)."""
+    first = answer.find("$", region[0], region[1])
+    return first if first != -1 else region[1]
 
 
 def _answer_region(answer: str) -> tuple[int, int] | None:
@@ -109,11 +127,12 @@ def _plain_lines(answer: str) -> list[tuple[int, str]]:
     return found
 
 
-def _maths(answer: str) -> list[tuple[int, str]]:
+def _maths(answer: str) -> list[tuple[int, str, bool]]:
     """The math of ``answer`` with its offsets: ``$...$``, ``$$...$$``, and outside them ``\\[...\\]``,
-    ``\\(...\\)`` and display environments (``\\begin{align*}``). Linear in the length of the answer."""
+    ``\\(...\\)`` and display environments (``\\begin{align*}``), and whether each is displayed (on a
+    line of its own). Linear in the length of the answer."""
     spans, _ = scan(answer)
-    found = [(s.start, answer[s.start : s.end].strip("$")) for s in spans]
+    found = [(s.start, answer[s.start : s.end].strip("$"), s.display) for s in spans]
     masked = list(answer)
     for span in spans:
         masked[span.start : span.end] = " " * (span.end - span.start)
@@ -121,7 +140,11 @@ def _maths(answer: str) -> list[tuple[int, str]]:
     delimiters = [("\\[", "\\]"), ("\\(", "\\)")]
     delimiters += [(f"\\begin{{{name}}}", f"\\end{{{name}}}") for name in _DISPLAYS]  # Jupyter shows these bare
     for opening, closing in delimiters:
-        found += [(start, answer[start + len(opening) : end]) for start, end in _delimited(outside, opening, closing)]
+        displayed = opening != "\\("
+        found += [
+            (start, answer[start + len(opening) : end], displayed)
+            for start, end in _delimited(outside, opening, closing)
+        ]
     return sorted(found)
 
 
@@ -148,7 +171,7 @@ def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
     return "".join(pieces) + math[position:]
 
 
-def _equations_in(math: str, line: int, on_answer_line: bool) -> list[Equation]:
+def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
     math = _ENVIRONMENT.sub(" ", math)
     for matrix in _MATRICES:
         math = _environments(math, matrix, lambda inside: " \\unread ")
@@ -164,14 +187,14 @@ def _equations_in(math: str, line: int, on_answer_line: bool) -> list[Equation]:
                 continue  # "a =" or "====": nothing on the right to read
             if len(sides) == 1:
                 if not found and len(chunks) == 1 and sides[0]:
-                    found.append(Equation("", (sides[0],), line, on_answer_line, boxed))
+                    found.append(Equation("", (sides[0],), line, on_answer_line, boxed, displayed))
                 continue
             if not sides[0] and found:  # "&= ..." continues the equation above
                 previous = found.pop()
                 parts = previous.parts + tuple(s for s in sides[1:] if s)
-                found.append(Equation(previous.left, parts, line, on_answer_line, previous.boxed or boxed))
+                found.append(Equation(previous.left, parts, line, on_answer_line, previous.boxed or boxed, displayed))
                 continue
-            found.append(Equation(sides[0], tuple(s for s in sides[1:] if s), line, on_answer_line, boxed))
+            found.append(Equation(sides[0], tuple(s for s in sides[1:] if s), line, on_answer_line, boxed, displayed))
     return found
 
 
@@ -202,10 +225,10 @@ def case_of(part: str, letter: str, value: str) -> str | None:
         return part
     for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
         formula, _, condition = row.partition("&")
-        condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
+        condition = _condition_text(condition)
         if not condition and "," in formula:  # "(\hat y_o - 1) v_c, w = o" without &
             formula, _, condition = formula.rpartition(",")
-            condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
+            condition = _condition_text(condition)
         equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
         differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition)
         if value == "other" and (_OTHERWISE.fullmatch(condition) or differs):
@@ -213,6 +236,11 @@ def case_of(part: str, letter: str, value: str) -> str | None:
         if equal and value in (equal[1], equal[2]):
             return formula.strip().rstrip(",")
     return None
+
+
+def _condition_text(condition: str) -> str:
+    """A row's condition without its words and punctuation: "\\text{if } w = o." -> "w = o"."""
+    return " ".join(_CONDITION_WORDS.sub(" ", condition).split()).strip(" .,;")
 
 
 def as_indicators(part: str) -> str:
@@ -225,7 +253,7 @@ def as_indicators(part: str) -> str:
     taken: list[str] = []
     for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
         formula, _, condition = row.partition("&")
-        condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split())
+        condition = _condition_text(condition)
         if _OTHERWISE.fullmatch(condition):
             terms.append(f"({formula.strip()})(1 - {' - '.join(taken) or '0'})")
         elif condition:
@@ -322,60 +350,45 @@ def _is_d(found: list[Token], index: int) -> bool:
 
 def final_formula(answer: str, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool) -> Found | None:
     """The final formula of ``answer`` for ``target`` (for its case written ``case_key``: ``u_o``,
-    or the target's own key); ``alone``: the question asks for this formula only. A formula for
-    the whole (``\\partial J / \\partial \\theta``) wins over one for its entries
-    (``\\partial J / \\partial \\theta_j``, ``\\partial h_i / \\partial x_j``)."""
+    or the target's own key); ``alone``: the question asks for this formula only. Equations for the
+    whole (``\\partial J / \\partial \\theta``) and for its entries (``\\partial J / \\partial
+    \\theta_j``, ``\\partial h_i / \\partial x_j``) count alike; one for the case (``u_o``) wins over
+    one for every case (``u_w``)."""
     listed = equations(answer)
     target_key = key_of(target.wrt)
-    wholes, parts = [], []
+    matching: list[tuple[Equation, tuple[str, ...], bool]] = []  # equation, entry letters, for the case
     for equation in listed:
         derivative = derivative_of(equation.left) if equation.left and equation.parts else None
         if derivative is None:
             continue
-        entries = _entries(derivative, target, target_key, vocabulary)
         if derivative.wrt.key in (case_key, target_key) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
-                wholes.append((derivative.wrt.key == case_key, equation))
-        elif entries:
-            parts.append((entries, equation))
-    exact = [e for specific, e in wholes if specific] or [e for _, e in wholes]
+                matching.append((equation, (), derivative.wrt.key == case_key != target_key))
+        elif entries := _entries(derivative, target, target_key, vocabulary):
+            matching.append((equation, entries, False))
+    if any(specific for _, _, specific in matching):
+        matching = [m for m in matching if m[2]]
     lone = [e for e in listed if not e.left] if alone else []
-    for pick, where in _PICKS:
-        chosen = [e for e in exact if pick(e)] or [e for e in lone if pick(e) and where != _LAST]
+    for pick, where, alone_too in _PICKS:
+        chosen = [m for m in matching if pick(m[0])] or [(e, (), False) for e in lone if alone_too and pick(e)]
         if chosen:
-            return _found(chosen[-1], where, listed)
-    chosen_part = _pick([e for _, e in parts])
-    if chosen_part is not None:
-        equation, where = chosen_part
-        entries = next(letters for letters, e in parts if e is equation)
-        return replace(_found(equation, where, listed), entries=entries)
-    if alone and len(answer.strip().splitlines()) == 1 and len(listed) == 1:  # a one-line answer's formula
-        return _found(listed[0], "the answer's one line", listed)
+            equation, entries, _ = chosen[-1]
+            before = tuple(listed[: listed.index(equation)])
+            return Found(equation.parts[-1], f"{where}, line {equation.line} of the answer", before, entries)
+    if alone and len(answer.strip().splitlines()) == 1 and len(listed) == 1:
+        return Found(listed[0].parts[-1], "the answer's one line")
     return None
 
 
-_LAST = "the last equation for it"
-# First match wins; a formula without a left side counts on an Answer: line or boxed only.
-_PICKS = (
-    (lambda e: e.on_answer_line, "the line starting with 'Answer:'"),
-    (lambda e: e.boxed, "the boxed equation"),
-    (lambda e: True, _LAST),
+# First match wins. A formula without a left side counts on an Answer: line that starts with it, or
+# boxed, or as the one formula of a one-line answer.
+_PICKS: tuple[tuple[Callable[[Equation], bool], str, bool], ...] = (
+    (lambda e: e.on_answer_line, "the line starting with 'Answer:'", True),
+    (lambda e: e.boxed, "the boxed equation", False),
+    (lambda e: e.displayed, "the last displayed equation for it", False),
+    (lambda e: True, "the last equation for it", False),
+    (lambda e: e.boxed, "the boxed formula", True),
 )
-
-
-def _pick(equations: list[Equation]) -> tuple[Equation, str] | None:
-    for pick, where in _PICKS:
-        chosen = [e for e in equations if pick(e)]
-        if chosen:
-            return chosen[-1], where
-    return None
-
-
-def _found(equation: Equation, where: str, listed: list[Equation]) -> Found:
-    before = tuple(listed[: listed.index(equation)])
-    return Found(
-        equation.parts[-1], f"{where}, line {equation.line} of the answer", tuple(reversed(equation.parts)), before
-    )
 
 
 def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary: Vocabulary) -> tuple[str, ...]:

@@ -580,38 +580,40 @@ class _Reader:
 
     def summation(self) -> Node:
         self.take()
-        index, skip, upper, condition = "", None, "", None
+        index, skip, condition, lower, upper, shift = "", None, None, 1, "", 0
         for _ in range(2):
             if self.peek().text == "_":
                 self.take()
-                index, skip, condition = self.sub_reader(self.group()).sum_range()
+                index, skip, condition, lower = self.sub_reader(self.group()).sum_range()
             elif self.peek().text == "^":
                 self.take()
-                upper = "".join(token.text for token in self.group() if token.text not in "|{}")
+                upper, shift = _upper_limit(self.group())
         if not index:
             raise ReadError("a sum needs its index below it: \\sum_{w}")
         self.deeper()
         body = self.elementwise()
         self.depth -= 1
-        return Summation(index, body, skip, upper, condition)
+        return Summation(index, body, skip, upper, condition, lower, shift)
 
-    def sum_range(self) -> tuple[str, IndexExpression | None, SameIndex | None]:
+    def sum_range(self) -> tuple[str, IndexExpression | None, SameIndex | None, int]:
         """``w``, ``w=1``, ``w \\in V``, ``w \\neq o``, ``k: w_k = w``: the index, the value it
-        skips and the condition its terms meet."""
+        skips, the condition its terms meet and the first value."""
         token = self.take()
         if token.kind != "letter":
             raise ReadError(f"a sum's index must be a letter, not {token.text!r}")
         following = self.peek().text
         if following in ("\\neq", "\\ne"):
             self.take()
-            return token.text, self.index_expression(tuple(self.found[self.position :])), None
+            return token.text, self.index_expression(tuple(self.found[self.position :])), None, 1
         if following in (":", "\\colon", "|", "\\mid", ","):
             self.take()
             condition = self.same_index()
             if condition is not None and self.at_end():
-                return token.text, None, condition
-        if following in ("=", "\\in", ""):
-            return token.text, None, None  # the range is that of what the index picks out
+                return token.text, None, condition, 1
+        if following == "=" and self.peek(1).kind == "number" and self.position + 2 == len(self.found):
+            return token.text, None, None, int(float(self.peek(1).text))
+        if following in ("\\in", ""):
+            return token.text, None, None, 1  # the range is that of what the index picks out
         raise ReadError(
             f"the sum's range {_flat(tuple(self.found))!r} is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
         )
@@ -689,6 +691,21 @@ class _Reader:
         if len(texts) == 3 and texts[1] == "_" and vocabulary is not None and texts[0] in vocabulary.index_lists:
             return IndexOf(texts[0], IndexName(texts[2]))
         raise ReadError(f"the index {''.join(texts)!r} is not read; use a letter (u_w) or a sample (u_{{w_k}})")
+
+
+def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
+    """The upper limit of a sum: a size (``K``, ``|V|``, ``D_y``) and what is added to it
+    (``K-1``: ("K", -1)), or a number (("5", 0))."""
+    texts = [token.text for token in group if token.text not in ("|", "{", "}", "\\lvert", "\\rvert", "\\vert", "\\|")]
+    if len(texts) == 1 and texts[0].isdigit():
+        return texts[0], 0
+    for cut in range(1, len(texts) + 1):  # the name, then "- 1" or "+ 1"
+        name, rest = "".join(texts[:cut]), texts[cut:]
+        if not rest:
+            return name, 0
+        if len(rest) == 2 and rest[0] in "+-" and rest[1].isdigit():
+            return name, int(rest[1]) * (1 if rest[0] == "+" else -1)
+    raise ReadError(f"the sum's upper limit {''.join(texts)!r} is not read; write a size such as K or |V|")
 
 
 def _shown_atom(atom: Atom) -> str:

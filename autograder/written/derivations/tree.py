@@ -119,6 +119,8 @@ class Summation:
     skip: IndexExpression | None = None
     upper: str = ""
     condition: SameIndex | None = None  # \\sum_{k: w_k = w}: only the terms where it holds
+    lower: int = 1  # the first value written below the sum (0 counts from 0)
+    shift: int = 0  # what the upper limit adds to its size: -1 for K-1
 
 
 Node = (
@@ -186,7 +188,9 @@ def shown(node: Node) -> str:
         return f"1[{shown(node.left)} {'>' if node.strict else '≥'} {shown(node.right)}]"
     skip = f" ≠ {_index(node.skip)}" if node.skip is not None else ""
     condition = f": {shown(node.condition)[2:-1]}" if node.condition is not None else ""
-    return f"sum_{node.index}{skip}{condition} {_grouped(node.body)}"
+    lower = f"={node.lower}" if node.lower != 1 or node.upper else ""
+    upper = f"^{node.upper}{node.shift:+d}" if node.shift else f"^{node.upper}" if node.upper else ""
+    return f"sum_{node.index}{lower}{skip}{condition}{upper} {_grouped(node.body)}"
 
 
 def _index(index: IndexExpression) -> str:

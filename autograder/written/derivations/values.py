@@ -24,18 +24,22 @@ class Draw:
     lists: dict[str, np.ndarray]  # w -> the samples
 
 
-def draw(notation: Notation, rng: np.random.Generator, batch: int = 1) -> Draw:
+def draw(notation: Notation, rng: np.random.Generator, batch: int = 1, trial: int = 0) -> Draw:
     """Random values of every symbol; defined symbols computed from the others, in order. With a
     ``batch`` of examples, each symbol of one example (``per_example``) holds one row per example
-    (a one-hot row each at an index of its own), and the others are shared by all."""
+    (a one-hot row each at an index of its own), and the others are shared by all. A list that
+    ``repeats`` its first index holds it 2, 3, ... times as ``trial`` grows, so that no constant
+    passes for a count."""
     named: dict[str, int] = {}
     lists: dict[str, np.ndarray] = {}
     for index in notation.indices:
         taken = {named[name] for name in index.avoid if name in named}
         free = np.array([i for i in range(notation.dims[index.dim]) if i not in taken])
         if index.length:
-            drawn = rng.choice(free, size=notation.dims[index.length] - index.repeats, replace=False)
-            lists[index.name] = np.insert(drawn, 1, drawn[0]) if index.repeats else drawn
+            length = notation.dims[index.length]
+            copies = 2 + trial % (length - 1) if index.repeats else 1
+            drawn = rng.choice(free, size=length - copies + 1, replace=False)
+            lists[index.name] = np.concatenate([np.repeat(drawn[:1], copies), drawn[1:]])
         else:
             named[index.name] = int(rng.choice(free))
     symbols: dict[str, np.ndarray] = {}

@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from autograder.written.derivations.evaluate import EvaluationError, FreeIndex, Scope, ShapeError, evaluate
+from autograder.written.derivations.evaluate import EvaluationError, FreeIndex, OutOfRange, Scope, ShapeError, evaluate
 from autograder.written.derivations.final import Equation, Found, as_indicators, case_of, final_formula
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
@@ -24,7 +24,7 @@ from autograder.written.derivations.tree import Node, has_dot, shown
 from autograder.written.derivations.values import Draw, case_values, draw, oriented, scope_of
 
 TRIALS = 3
-_RELATIVE = 1e-7
+_RELATIVE = 1e-9  # float64 computations of one formula agree to about 1e-14
 _SHAPES = "its shapes do not fit"
 Status = Literal["equal", "not equal", "unreadable"]
 _ORDER: dict[str, int] = {"not equal": 0, "unreadable": 1, "equal": 2}
@@ -83,7 +83,7 @@ def compare(
     means); one reading equal to the reference is the one the student meant."""
     rng = np.random.default_rng(20261125)
     batches = {notation.dims[c.batch] if c.batch else 1 for c in conventions}
-    draws = {batch: [draw(notation, rng, batch) for _ in range(TRIALS)] for batch in sorted(batches)}
+    draws = {batch: [draw(notation, rng, batch, trial) for trial in range(TRIALS)] for batch in sorted(batches)}
     readings = [Reading(student, entries, dot) for dot in ((False, True) if has_dot(student) else (False,))]
     problems = []
     for convention in conventions:
@@ -116,7 +116,7 @@ def _differs(
             got = _computed(student, scope, want.shape)
         except ShapeError as error:
             return f"{_SHAPES} ({error}) with {convention.name}"
-        except FreeIndex as error:
+        except (FreeIndex, OutOfRange) as error:
             return str(error)
         problem = _difference(got, want)
         if problem:
@@ -218,19 +218,20 @@ def read_final(
     if found is None:
         return None, None, f"no equation for {_derivative(target, case)} found"
     vocabulary = defined_names(found.before, vocabulary)
-    problem = ""
-    for written in found.candidates:
-        latex = _case_row(written, case)
-        if latex is None:
-            problem = problem or f"its cases have no row for {_condition(case)}"
-            continue
-        try:
-            node, _ = read(latex, vocabulary)
-        except ReadError as error:
-            problem = problem or f"'{latex.strip()[:80]}': {error}"
-            continue
-        return replace(found, latex=latex), node, ""
-    return found, None, problem
+    latex = _case_row(found.latex, case)
+    if latex is None:
+        return found, None, f"its cases have no row for {_condition(case)}"
+    try:
+        node, _ = read(latex, vocabulary)
+    except ReadError as error:
+        return found, None, f"'{_shown_latex(latex)}': {error}"
+    return replace(found, latex=latex), node, ""
+
+
+def _shown_latex(latex: str) -> str:
+    """A formula as the student wrote it, for a message: internal marks spelled out, cut at 120."""
+    text = " ".join(latex.replace("\\unread", "\\begin{bmatrix}...\\end{bmatrix}").split())
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary) -> Vocabulary:
