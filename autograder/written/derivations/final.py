@@ -1,18 +1,22 @@
 """Finds, in a written derivation, the final formula of each thing the question asks for.
 
-The math of an answer (``$...$``, ``$$...$$``, ``\\[...\\]``, rows of ``align``) is cut into equations
-(``A = B = C``, and rows that start with ``=`` continue the one above). An equation answers a
-:class:`~.notation.Target` when its left side is the derivative with respect to the target's
-variable, however written: ``\\frac{\\partial J}{\\partial v_c}``, ``\\partial J / \\partial v_c``,
-``\\frac{dJ}{dv_c}``, ``\\nabla_{v_c} J``, ``\\partial_{v_c} J``. Of those, first match wins:
+The math of an answer (``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)``, ``align`` with or without
+``$$``) is cut into equations (``A = B = C``; rows that start with ``=`` continue the one above). An
+equation answers a :class:`~.notation.Target` when its left side is the derivative with respect to
+the target's variable (or one of its entries), however written: ``\\frac{\\partial J}{\\partial
+v_c}``, ``\\partial J / \\partial v_c``, ``\\frac{dJ}{dv_c}``, ``\\nabla_{v_c} J``, ``\\partial_{v_c} J``.
+First match wins (the handouts say the same to students):
 
-1. one on the last line starting with ``Answer:`` (or in the display math right below it);
-2. one with a ``\\boxed`` part;
-3. the last one in the answer.
+1. such an equation on the last line starting with ``Answer:`` (or in the display math below it);
+   for a question that asks for one formula, also a formula alone there, when the line starts
+   with it (``Answer: it is zero when $...$`` is a sentence, not a final formula);
+2. such an equation with a ``\\boxed`` part;
+3. the last such equation displayed on a line of its own, then the last inside a sentence;
+4. for a question that asks for one formula, a formula alone in ``\\boxed``, or the one formula of
+   a one-line answer.
 
-Its last part that can be read is the final formula (``= \\begin{cases}...`` at the end leaves the
-part before). When no equation names the target and the question asks for one formula, the
-``Answer:`` line's formula, else a boxed one, else a one-line answer, is taken as it is.
+Of the equation found, the last part is the final formula (a ``cases`` part gives the row of the
+case asked for). Nothing else stands in for it: when it cannot be read, the answer is unreadable.
 """
 
 from __future__ import annotations
