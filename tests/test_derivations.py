@@ -78,6 +78,26 @@ def test_sums_indicators_diag_and_softmax_written_out(questions):
 
 
 @pytest.mark.smoke
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        ("2b-iii", r"$$\frac{\partial J}{\partial u_w} = (\hat y_w - \delta_{wo}) v_c$$"),  # Kronecker's delta
+        ("2b-iii", r"$$\frac{\partial J}{\partial u_w} = (\hat y_w - \mathbb{1}[w = o]) v_c$$"),
+        ("2b-iv", r"$$\frac{\partial J}{\partial U} = (\hat y - y) \otimes v_c$$"),  # an outer product
+        ("2b-ii", "Answer: U^T(y_hat - y)"),  # plain text
+        ("2b-iii", r"$\frac{\partial J}{\partial u_o} = (\hat y_o - 1) v_c$ and "
+                   r"$$\frac{\partial J}{\partial u_w} = \hat y_w v_c \;(w \ne o)$$"),  # a condition after it
+        ("1d-i", r"$$\frac{\partial J}{\partial x} = ((\hat y - y)W_2^\top \odot h \odot (\mathbf{1} - \mathbf{h}))"
+                 r" W_1^\top$$"),  # the vector of ones
+        ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = \Sigma_{w} \hat y_w u_w - u_o$$"),  # a capital sigma
+    ],
+)
+def test_notations_a_ta_met_are_read(questions, question, answer):
+    verdict = _verdict(questions, question, answer)
+    assert verdict.status == "equal", verdict.summary()
+
+
+@pytest.mark.smoke
 def test_the_reader_evaluates_nothing_and_stops_on_long_or_deep_input(questions):
     vocabulary = Vocabulary(questions["word2vec"]["1d-i"].notation)
     with pytest.raises(ReadError):

@@ -249,6 +249,10 @@ def _product(left: np.ndarray, right: np.ndarray, kind: str) -> np.ndarray:
         raise ShapeError(f"it divides a {_shape(left)} by a {_shape(right)}")
     if kind == "elementwise":
         return _combine(left, right, np.multiply, "multiply entry by entry")
+    if kind == "outer":
+        if 1 in left.shape and 1 in right.shape:
+            return np.outer(left.ravel(), right.ravel())
+        raise ShapeError(f"it takes the outer product of a {_shape(left)} and a {_shape(right)}")
     if _is_scalar(left) or _is_scalar(right):
         return left * right
     if left.shape[1] == right.shape[0]:

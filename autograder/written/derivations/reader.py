@@ -39,6 +39,7 @@ from autograder.written.derivations.tree import (
     Part,
     Power,
     Product,
+    ProductKind,
     SameIndex,
     Sum,
     Summation,
@@ -84,6 +85,7 @@ _DROPPED = {
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
     "displaystyle textstyle limits nolimits nonumber notag".split()
 }
+_SAME = {"\\Sigma": "\\sum", "\\cdotp": "\\cdot"}  # commands read as others
 _ACCENTS = {"\\hat": "hat", "\\widehat": "hat", "\\tilde": "tilde", "\\widetilde": "tilde", "\\bar": "bar"}
 _ACCENTS["\\overline"] = "bar"
 _FONTS = {"\\mathbf", "\\boldsymbol", "\\bm", "\\vec", "\\mathit", "\\mathbfit", "\\pmb", "\\mathnormal"}
@@ -103,7 +105,7 @@ _FUNCTION_WORDS = {
 _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
 _OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 _TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
-_ELEMENTWISE = {"\\odot", "\\circ", "\\otimes"}
+_ELEMENTWISE = {"\\odot", "\\circ"}
 _TRANSPOSE = {"\\top", "T", "\\intercal", "\\mathsf{T}", "\\mathrm{T}", "\\text{T}", "t", "\\prime", "'"}
 _COMPARE = {">": True, "\\gt": True, "\\geq": False, "\\ge": False, ">=": False}
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
@@ -111,7 +113,11 @@ _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text",
 _STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|"}
 _LESS = {"<", "\\lt", "\\leq", "\\le"}
 # Tokens that end a product rather than multiply into it.
-_NO_FACTOR = _STOPS | _ELEMENTWISE | _TIMES | set(_COMPARE) | _LESS | {"\\neq", "\\ne", "\\}", "\\colon"}
+_NO_FACTOR = _STOPS | _ELEMENTWISE | {"\\otimes"} | _TIMES | set(_COMPARE) | _LESS | {"\\neq", "\\ne", "\\}", "\\colon"}
+
+
+# "(w \neq o)", "(\text{for } w = o)", "(if w = o)" closing a formula: when it holds, not a factor.
+_CONDITION_AT_END = re.compile(r"\s*\((?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$")
 
 
 class ReadError(ValueError):
@@ -143,7 +149,8 @@ def tokens(latex: str) -> list[Token]:
             if match[0] in ("\\left", "\\right") and text[position : position + 1] == ".":
                 position += 1  # \left. : no bracket at all
             continue
-        found.append(Token(kind, match[0], match.start(), match.end()))
+        text_of = _SAME.get(match[0], match[0])
+        found.append(Token(kind, text_of, match.start(), match.end()))
     return found
 
 
@@ -222,7 +229,11 @@ def defined_name(left: str) -> str | None:
 
 
 def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
-    """The formula in ``latex``, and the commentary after it that was not read."""
+    """The formula in ``latex``, and the commentary after it that was not read (words, ``\\in
+    \\mathbb{R}^d``, a condition in brackets at the end: ``(w \\neq o)``)."""
+    condition = _CONDITION_AT_END.search(latex[:MAX_LENGTH])
+    if condition:
+        latex = latex[: condition.start()]
     found = tokens(latex)
     reader = _Reader(found, vocabulary)
     if reader.at_end():
@@ -304,9 +315,9 @@ class _Reader:
 
     def elementwise(self) -> Node:
         node = self.product()
-        while self.peek().text in _ELEMENTWISE:
-            self.take()
-            node = Product(node, self.product(), "elementwise")
+        while self.peek().text in (*_ELEMENTWISE, "\\otimes"):
+            kind: ProductKind = "outer" if self.take().text == "\\otimes" else "elementwise"
+            node = Product(node, self.product(), kind)
         return node
 
     def product(self) -> Node:
@@ -531,11 +542,13 @@ class _Reader:
 
     def indicator_symbol(self) -> Node:
         """``\\mathbb{1}[...]``, ``\\mathbb{I}\\{...\\}``, ``\\mathbf{1}_{...}``."""
-        self.take()
+        command = self.take().text
         inside = "".join(token.text for token in self.group())
-        if inside not in ("1", "I") or not self.comparison_follows():
-            raise ReadError(f"it uses \\mathbb{{{inside}}} without a condition in brackets after it")
-        return self.indicator()
+        if self.comparison_follows():
+            return self.indicator()
+        if inside == "1":  # \mathbf{1}: the vector of ones, which a number stands for in 1 - h
+            return Number(1.0)
+        raise ReadError(f"it uses {command}{{{inside}}} without a condition in brackets after it")
 
     def indicator(self) -> Node:
         if self.peek().text == "_":
@@ -653,6 +666,7 @@ class _Reader:
             if self.peek().text == "_" and not subscript:
                 self.take()
                 subscript = self.group()
+                subscript += self.word_of(atom.base, subscript)
             elif self.peek().text == "^" and self.peek(1).text == "{" and self.peek(2).text == "(":
                 self.take()
                 group = self.group()
@@ -662,6 +676,24 @@ class _Reader:
                 return Atom(atom.base, subscript, superscript, transposed or atom.transposed)
         return Atom(atom.base, subscript, superscript, atom.transposed)
 
+    def word_of(self, base: str, subscript: tuple[Token, ...]) -> tuple[Token, ...]:
+        """The letters that follow a one-letter subscript without a space, when with them it is a
+        declared spelling (``y_hat`` in plain text for ``y_{hat}``); consumed."""
+        if self.vocabulary is None or len(subscript) != 1 or subscript[0].kind != "letter":
+            return ()
+        ahead = 0
+        while self.peek(ahead).kind == "letter" and self.peek(ahead).start == (
+            self.peek(ahead - 1).end if ahead else subscript[0].end
+        ):
+            ahead += 1
+        for length in range(ahead, 0, -1):
+            word = subscript[0].text + "".join(self.peek(n).text for n in range(length))
+            if f"{base}_{word}" in self.vocabulary.symbols:
+                taken = tuple(self.found[self.position : self.position + length])
+                self.position += length
+                return taken
+        return ()
+
     def resolve(self, atom: Atom) -> Node:
         vocabulary = self.vocabulary
         if vocabulary is None:
@@ -670,6 +702,9 @@ class _Reader:
             return Name(vocabulary.symbols[atom.key])
         if atom.key in vocabulary.definitions:
             return vocabulary.definitions[atom.key]
+        letters = [token.text for token in atom.subscript if token.kind == "letter"]
+        if atom.base == "delta" and len(letters) == 2 and len(atom.subscript) <= 4:  # Kronecker's delta_{wo}
+            return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
         if atom.subscript and atom.stem in vocabulary.families:
             return Part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:

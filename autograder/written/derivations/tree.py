@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ProductKind = Literal["product", "elementwise", "divide", "dot"]  # dot: \\cdot, a dot product between vectors
+ProductKind = Literal["product", "elementwise", "divide", "dot", "outer"]  # dot: \\cdot, a dot product between vectors
 FUNCTIONS = ("sigma", "sigma'", "relu", "relu'", "exp", "log", "tanh", "softmax", "diag")
 
 
@@ -176,7 +176,7 @@ def shown(node: Node) -> str:
     if isinstance(node, Sum):
         return f"{shown(node.left)} {'-' if node.subtract else '+'} {_grouped(node.right)}"
     if isinstance(node, Product):
-        operator = {"product": " ", "elementwise": " ⊙ ", "divide": " / ", "dot": " · "}[node.kind]
+        operator = {"product": " ", "elementwise": " ⊙ ", "divide": " / ", "dot": " · ", "outer": " ⊗ "}[node.kind]
         return f"{_grouped(node.left)}{operator}{_grouped(node.right)}"
     if isinstance(node, Power):
         return f"{_grouped(node.base)}^{node.exponent:g}"
