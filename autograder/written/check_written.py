@@ -149,7 +149,8 @@ def _status(
         return status
     status.where = sheet.answers[question.id].where
     if derivation is not None:
-        readable, status.note = describe(text, derivation)
+        answer = sheet.answers[question.id]
+        readable, status.note = describe(text, derivation, answer.first_line, answer.file)
         if isinstance(question, ManualQuestion) and not question.auto_grade:
             status.formula_unread = not readable
         else:

@@ -61,7 +61,8 @@ class Found:
     """The formula taken as final for a target, and where it was found, said for feedback."""
 
     latex: str
-    where: str
+    where: str  # "the last displayed equation for it"
+    line: int = 1  # of the answer, from 1
     before: tuple[Equation, ...] = ()  # the equations above it, where the answer defines its names
     entries: tuple[str, ...] = ()  # the letters of an equation for entries: (j,) of dJ/dtheta_j
 
@@ -378,7 +379,7 @@ def final_formula(answer: str, target: Target, case_key: str, vocabulary: Vocabu
         if chosen:
             equation, entries, _ = chosen[-1]
             before = tuple(listed[: listed.index(equation)])
-            return Found(equation.parts[-1], f"{where}, line {equation.line} of the answer", before, entries)
+            return Found(equation.parts[-1], where, equation.line, before, entries)
     if alone and len(answer.strip().splitlines()) == 1 and len(listed) == 1:
         return Found(listed[0].parts[-1], "the answer's one line")
     return None

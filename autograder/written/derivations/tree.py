@@ -162,7 +162,7 @@ def has_dot(node: Node) -> bool:
 def shown(node: Node) -> str:
     """The tree written back in plain notation, for feedback: how the formula was read."""
     if isinstance(node, Number):
-        return f"{node.value:g}"
+        return f"{node.value:.12g}"
     if isinstance(node, Name):
         return node.symbol
     if isinstance(node, Part):

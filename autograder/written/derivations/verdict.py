@@ -85,6 +85,18 @@ def compare(
     batches = {notation.dims[c.batch] if c.batch else 1 for c in conventions}
     draws = {batch: [draw(notation, rng, batch, trial) for trial in range(TRIALS)] for batch in sorted(batches)}
     readings = [Reading(student, entries, dot) for dot in ((False, True) if has_dot(student) else (False,))]
+    with np.errstate(all="ignore"):  # a student's 1/0 is a value that is not finite, not a warning
+        return _first_equal(reference, notation, conventions, case, draws, readings)
+
+
+def _first_equal(
+    reference: Node,
+    notation: Notation,
+    conventions: tuple[Convention, ...],
+    case: dict[str, str],
+    draws: dict[int, list[Draw]],
+    readings: list[Reading],
+) -> tuple[Status, str]:
     problems = []
     for convention in conventions:
         for reading in readings:
@@ -216,7 +228,7 @@ def read_final(
     case_key = _case_key(target, case)
     found = final_formula(answer, target, case_key, vocabulary, alone=len(question.targets) == 1)
     if found is None:
-        return None, None, f"no equation for {_derivative(target, case)} found"
+        return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
     vocabulary = defined_names(found.before, vocabulary)
     latex = _case_row(found.latex, case)
     if latex is None:
@@ -260,36 +272,61 @@ def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Conventio
     return chosen if len(said) == 1 and chosen else conventions
 
 
-def describe(answer: str, question: DerivationQuestion) -> tuple[bool, str]:
+def describe(answer: str, question: DerivationQuestion, first_line: int = 1, file: str = "") -> tuple[bool, str]:
     """What ``check-written`` tells a student: how each final formula was read, or why it cannot be
-    read and how to write it. Never whether it is right: nothing here looks at the reference."""
+    read or computed, and how to write it. Never whether it is right: nothing here looks at the
+    reference. ``first_line`` and ``file``: where the answer starts, for line numbers of the file."""
     vocabulary = Vocabulary(question.notation)
     notes: list[str] = []
-    readable = True
+    unread: list[Target] = []
     for target in question.targets:
         for case in target.cases:
             found, node, problem = read_final(answer, question, target, case, vocabulary)
-            name = f"d/d{target.wrt.replace('{', '').replace('}', '')}"
-            if node is None:
-                readable = False
-                note = f"the final formula for {name} cannot be read: {problem}"
+            name = _derivative(target, case, for_students=True)
+            problem = problem or (_uncomputable(node, question, case) if node is not None else "")
+            if found is not None and node is not None and not problem:
+                where = f"{found.where}, line {first_line + found.line - 1}{f' of {file}' if file else ''}"
+                note = f"the final formula for {name} read as {shown(node)} (from {where})"
             else:
-                assert found is not None  # a tree is only read from a formula found
-                note = f"the final formula for {name} read as {shown(node)} (from {found.where})"
+                unread.append(target)
+                note = f"the final formula for {name} cannot be read: {problem}"
             if note not in notes:
                 notes.append(note)
-    if not readable:
-        notes.append(how_to_write(question))
-    return readable, "; ".join(notes)
+    if unread:
+        notes.append(how_to_write(question, unread[0]))
+    return not unread, "; ".join(notes)
 
 
-def how_to_write(question: DerivationQuestion) -> str:
-    symbols = ", ".join(f"${s.latex}$" for s in question.notation.symbols if s.kind != "counts")
-    wrt = question.targets[0].wrt
+def _uncomputable(node: Node, question: DerivationQuestion, case: dict[str, str]) -> str:
+    """Why a formula that reads cannot be computed (too many steps, a sum's limit that is no size),
+    or "". Shapes that do not fit, a dropped sum, limits past the end are not said: they are wrong,
+    and a student learns that from the staff, not from check-written."""
+    rng = np.random.default_rng(0)
+    values = draw(question.notation, rng)
+    convention = question.conventions[0]
+    scope = scope_of(question.notation, values, convention, case_values(question.notation, values, case))
+    try:
+        with np.errstate(all="ignore"):
+            evaluate(node, scope)
+    except (ShapeError, FreeIndex, OutOfRange):
+        return ""
+    except EvaluationError as error:
+        return str(error)
+    return ""
+
+
+def how_to_write(question: DerivationQuestion, target: Target) -> str:
+    notation = question.notation
+    symbols = [f"${s.latex}$" for s in notation.symbols if s.kind != "counts"]
+    symbols += [
+        f"${f.base}_w$" if f.part == "entry" else f"${f.base}_w$ (row w of ${f.of}$)" for f in notation.families
+    ]
+    symbols += [f"${i.name}_k$ (the samples)" for i in notation.indices if i.length]
     return (
         f"write the final formula with the derivative on its left, as "
-        f"$$\\frac{{\\partial J}}{{\\partial {wrt}}} = ...$$ (or on a line of its own starting with "
-        f"'Answer:'), with the handout's symbols ({symbols}) and the notation the handout lists"
+        f"$$\\frac{{\\partial J}}{{\\partial {target.wrt}}} = ...$$ (or on a line of its own starting with "
+        f"'Answer:'), with the handout's symbols ({', '.join(dict.fromkeys(symbols))}), \\sigma, \\mathbb{{1}}[...] "
+        "and the notation the handout lists"
     )
 
 
@@ -314,15 +351,20 @@ def _judge_case(
 ) -> PartVerdict:
     name = _derivative(target, case)
     found, node, problem = read_final(answer, question, target, case, vocabulary)
+    where = f"{found.where}, line {found.line} of the answer" if found else ""
     if node is None:
-        return PartVerdict(name, "unreadable", note=problem, where=found.where if found else "")
+        return PartVerdict(name, "unreadable", note=problem, where=where)
     assert found is not None  # a tree is only read from a formula found
+    conventions = _stated(answer, question.conventions)
     try:
-        conventions = _stated(answer, question.conventions)
         status, note = compare(node, reference, question.notation, conventions, case, found.entries)
+        if status == "not equal" and conventions != question.conventions:
+            unsaid, _ = compare(node, reference, question.notation, question.conventions, case, found.entries)
+            if unsaid == "equal":
+                note += "; it would be equal with the vectors the answer does not say it uses"
     except EvaluationError as error:
-        return PartVerdict(name, "unreadable", shown(node), str(error), found.where)
-    return PartVerdict(name, status, shown(node), note, found.where)
+        return PartVerdict(name, "unreadable", shown(node), str(error), where)
+    return PartVerdict(name, status, shown(node), note, where)
 
 
 def _case_key(target: Target, case: dict[str, str]) -> str:
@@ -334,10 +376,13 @@ def _case_key(target: Target, case: dict[str, str]) -> str:
     return key_of(latex)
 
 
-def _derivative(target: Target, case: dict[str, str]) -> str:
-    condition = _condition(case)
+def _derivative(target: Target, case: dict[str, str], for_students: bool = False) -> str:
+    """``d/du_w (w = o)``: the target and its case; for students, only what the question says (not
+    which sample or repeated word the check picks)."""
+    condition = _condition(case, for_students)
     return f"d/d{target.wrt.replace('{', '').replace('}', '')}" + (f" ({condition})" if condition else "")
 
 
-def _condition(case: dict[str, str]) -> str:
-    return ", ".join(f"{letter} ≠ o" if value == "other" else f"{letter} = {value}" for letter, value in case.items())
+def _condition(case: dict[str, str], for_students: bool = False) -> str:
+    said = {letter: value for letter, value in case.items() if not for_students or value.isalpha()}
+    return ", ".join(f"{letter} ≠ o" if value == "other" else f"{letter} = {value}" for letter, value in said.items())
