@@ -110,6 +110,9 @@ def test_markdown_rendering_keeps_math_and_escapes_html():
     html = render("Loss $a*b*c$ and $$\\sum_i x_i * y_i$$ <script>alert(1)</script> **bold**")
     assert "$a*b*c$" in html and "$$\\sum_i x_i * y_i$$" in html
     assert "<script>" not in html and "&lt;script&gt;" in html and "<strong>bold</strong>" in html
+    # Math outside $ as notebooks show it: Markdown would eat the backslashes of \[ and of rows \\.
+    html = render("\\[ x_1 * y_2 \\] and \\begin{align*} a &= b \\\\ c &= d \\end{align*}, \\(z_i\\)")
+    assert "\\[ x_1 * y_2 \\]" in html and "a &amp;= b \\\\ c" in html and "\\(z_i\\)" in html
 
 
 def make_export(root, repo):

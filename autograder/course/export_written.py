@@ -30,7 +30,7 @@ from autograder.written.derivations.verdict import DerivationQuestion, Verdict, 
 from autograder.written.handout_data import derivation_questions
 from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.labels import sort_key
-from autograder.written.latex import scan
+from autograder.written.latex import bracketed_math, scan
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 _PLACEHOLDER = re.compile(r"MATHPLACEHOLDER(\d+)X")
@@ -50,7 +50,8 @@ article h3 { font-family: sans-serif; font-size: 1rem; margin-bottom: 0; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 0.2rem 0.5rem; }
 """
 _MATHJAX = (
-    "<script>MathJax = {tex: {inlineMath: [['$', '$']], displayMath: [['$$', '$$']]}};</script>\n"
+    "<script>MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
+    "displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']]}};</script>\n"
     '<script defer src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>'
 )
 
@@ -64,7 +65,8 @@ class Student:
 
 
 def render(markdown: str) -> str:
-    """Markdown to HTML with the math left intact for MathJax (Markdown would eat its * and _). An
+    """Markdown to HTML with the math left intact for MathJax (Markdown would eat its * and _, and
+    the backslashes of \\[ and of rows \\\\ outside $): ``$``, ``$$``, ``\\[``, ``\\(`` and ``align``. An
     answer longer than MAX_RENDERED characters is shown as it was written: Markdown's time on some
     texts grows with their length far beyond that of an ordinary answer."""
     if len(markdown) > MAX_RENDERED:
@@ -72,15 +74,16 @@ def render(markdown: str) -> str:
             f'<p class="missing">Shown as written, without Markdown: longer than {MAX_RENDERED:,} '
             f"characters.</p><pre>{html.escape(markdown)}</pre>"
         )
-    spans, _ = scan(markdown)
+    dollars, _ = scan(markdown)
+    spans = sorted([(s.start, s.end) for s in dollars] + [(m.start, m.end) for m in bracketed_math(markdown, dollars)])
     parts: list[str] = []
     saved: list[str] = []
     position = 0
-    for span in spans:
-        parts.append(markdown[position : span.start])
+    for start, end in spans:
+        parts.append(markdown[position:start])
         parts.append(f"MATHPLACEHOLDER{len(saved)}X")
-        saved.append(markdown[span.start : span.end])
-        position = span.end
+        saved.append(markdown[start:end])
+        position = end
     parts.append(markdown[position:])
     rendered = _MARKDOWN.render("".join(parts))
     # One pass over the page, whatever the number of formulas.

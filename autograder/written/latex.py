@@ -185,3 +185,52 @@ def _control_characters(text: str, spans: list[MathSpan]) -> list[tuple[int, str
             if len(found) > MAX_PROBLEMS:
                 return found
     return found
+
+
+# Display environments that MathJax (and so a notebook) shows without $$ around them.
+ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
+
+
+@dataclass(frozen=True)
+class BracketedMath:
+    """Math outside ``$``: ``\\[...\\]``, ``\\(...\\)`` or a display environment. ``start``, ``end``:
+    with its delimiters; ``inside_start``, ``inside_end``: without them."""
+
+    start: int
+    end: int
+    inside_start: int
+    inside_end: int
+    display: bool
+
+
+def bracketed_math(text: str, spans: list[MathSpan]) -> list[BracketedMath]:
+    """The math of ``text`` outside its ``$`` ``spans`` (from :func:`scan`), in order. Linear."""
+    masked = list(text)
+    for span in spans:
+        masked[span.start : span.end] = " " * (span.end - span.start)
+    outside = "".join(masked)
+    delimiters = [("\\[", "\\]"), ("\\(", "\\)")] + [(f"\\begin{{{e}}}", f"\\end{{{e}}}") for e in ENVIRONMENTS]
+    found = [
+        BracketedMath(start, end + len(closing), start + len(opening), end, opening != "\\(")
+        for opening, closing in delimiters
+        for start, end in delimited(outside, opening, closing)
+    ]
+    found.sort(key=lambda math: math.start)
+    kept: list[BracketedMath] = []
+    for math in found:  # \[ inside an align, say: the outer one holds it
+        if not kept or math.start >= kept[-1].end:
+            kept.append(math)
+    return kept
+
+
+def delimited(text: str, opening: str, closing: str) -> list[tuple[int, int]]:
+    """(start, end of the inside) of every ``opening ... closing`` of ``text``, in one pass: an
+    opening that never closes ends the search, as no later one can close either."""
+    found, position = [], 0
+    while (start := text.find(opening, position)) != -1:
+        end = text.find(closing, start + len(opening))
+        if end == -1:
+            break
+        found.append((start, end))
+        position = end + len(closing)
+    return found

@@ -29,12 +29,11 @@ from dataclasses import dataclass, replace
 from autograder.written.derivations.notation import Target
 from autograder.written.derivations.reader import Atom, ReadError, Token, Vocabulary, atom_at, key_of, tokens
 from autograder.written.expressions import ANSWER_LINE, below_answer_line
-from autograder.written.latex import scan
+from autograder.written.latex import bracketed_math, delimited, scan
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
 _LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (base64): no formula
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
-_DISPLAYS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
 _MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
 _ROW_BREAK = "\\rowbreak "
 _CONDITION_WORDS = re.compile(r"\\(?:text|mbox|textrm|quad|qquad)|\b(?:if|for|when)\b|[{},&]")
@@ -133,44 +132,20 @@ def _plain_lines(answer: str) -> list[tuple[int, str]]:
 
 
 def _maths(answer: str) -> list[tuple[int, str, bool]]:
-    """The math of ``answer`` with its offsets: ``$...$``, ``$$...$$``, and outside them ``\\[...\\]``,
-    ``\\(...\\)`` and display environments (``\\begin{align*}``), and whether each is displayed (on a
-    line of its own). Linear in the length of the answer."""
+    """The math of ``answer`` (its start, what is inside its delimiters, whether it is displayed on
+    a line of its own): ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)`` and display environments
+    (``\\begin{align*}``). Linear in the length of the answer."""
     spans, _ = scan(answer)
     found = [(s.start, answer[s.start : s.end].strip("$"), s.display) for s in spans]
-    masked = list(answer)
-    for span in spans:
-        masked[span.start : span.end] = " " * (span.end - span.start)
-    outside = "".join(masked)
-    delimiters = [("\\[", "\\]"), ("\\(", "\\)")]
-    delimiters += [(f"\\begin{{{name}}}", f"\\end{{{name}}}") for name in _DISPLAYS]  # Jupyter shows these bare
-    for opening, closing in delimiters:
-        displayed = opening != "\\("
-        found += [
-            (start, answer[start + len(opening) : end], displayed)
-            for start, end in _delimited(outside, opening, closing)
-        ]
+    found += [(m.start, answer[m.inside_start : m.inside_end], m.display) for m in bracketed_math(answer, spans)]
     return sorted(found)
-
-
-def _delimited(text: str, opening: str, closing: str) -> list[tuple[int, int]]:
-    """(start, end of the inside) of every ``opening ... closing`` of ``text``, in one pass: an
-    opening that never closes ends the search, as no later one can close either."""
-    found, position = [], 0
-    while (start := text.find(opening, position)) != -1:
-        end = text.find(closing, start + len(opening))
-        if end == -1:
-            break
-        found.append((start, end))
-        position = end + len(closing)
-    return found
 
 
 def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
     """``math`` with each ``\\begin{name}...\\end{name}`` replaced by ``replace(inside)``."""
     opening, closing = f"\\begin{{{name}}}", f"\\end{{{name}}}"
     pieces, position = [], 0
-    for start, end in _delimited(math, opening, closing):
+    for start, end in delimited(math, opening, closing):
         pieces += [math[position:start], replace(math[start + len(opening) : end])]
         position = end + len(closing)
     return "".join(pieces) + math[position:]
