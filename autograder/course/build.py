@@ -32,6 +32,7 @@ from autograder.core.errors import AutograderError
 from autograder.core.safe_files import mode_at
 from autograder.course.dependencies import DEFAULT_IMAGE, IMAGES, Image
 from autograder.course.templates import fill
+from autograder.grading.grade import check_ready
 
 _SCRIPTS = ("setup.sh", "run_autograder")
 _TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
@@ -137,7 +138,10 @@ def _script(name: str, assignment: Assignment, image: Image) -> bytes:
 
 def build(assignment: Assignment, out: Path, image: Image | None = None) -> list[str]:
     """Write the Gradescope zip of ``assignment`` for ``image`` (default: Gradescope's default image)
-    to ``out`` (mode 0600); returns the names it holds."""
+    to ``out`` (mode 0600); returns the names it holds. An assignment that cannot grade (its tests
+    and config disagree, an auto-graded question has no final formula) is refused first: on
+    Gradescope every submission would get the fallback's 0."""
+    check_ready(assignment)
     image = image or IMAGES[DEFAULT_IMAGE]
     out = Path(out)
     _check_destination(out)
