@@ -9,6 +9,8 @@ import re
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -38,11 +40,31 @@ def in_bundle(folder: Path, *args: str) -> subprocess.CompletedProcess:
                           timeout=300, env={**os.environ, "COLUMNS": "200"})
 
 
+@dataclass(frozen=True)
+class Bundle:
+    folder: Path
+    files: list[Path]  # what write_bundle says it wrote
+
+
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory, ewt_stand_in) -> Path:
-    out = tmp_path_factory.mktemp("release") / "word2vec"
-    write_bundle(load_assignment("word2vec"), out, data=ewt_stand_in)
-    return out
+def bundles(tmp_path_factory, ewt_stand_in) -> Callable[[str], Bundle]:
+    """Each assignment's bundle with the data, written once when a test first asks for it: write_bundle
+    runs the reference to record the expected values (about 3 s for the parser). Tests only read it;
+    one that changes it or runs code in it (which writes __pycache__) works on a copy (unpack)."""
+    written: dict[str, Bundle] = {}
+
+    def bundle_of(name: str) -> Bundle:
+        if name not in written:
+            folder = tmp_path_factory.mktemp("release") / name
+            written[name] = Bundle(folder, write_bundle(load_assignment(name), folder, data=ewt_stand_in))
+        return written[name]
+
+    return bundle_of
+
+
+@pytest.fixture(scope="module")
+def bundle(bundles) -> Path:
+    return bundles("word2vec").folder
 
 
 def test_bundle_holds_the_starter_the_handout_and_the_self_check(bundle, repo):
@@ -139,13 +161,12 @@ def _total(printed: str) -> tuple[float, float] | None:
 
 @pytest.mark.parametrize("name", available_assignments())
 def test_bundle_leaks_nothing_gives_the_starter_zero_and_the_reference_every_public_point(name, tmp_path, repo,
-                                                                                        ewt_stand_in):
+                                                                                        bundles):
     """Each assignment's bundle: its check runs the starter without a crash (0, every public question
     listed) and gives the reference every public point, from the recording (for the parser: Adam
     runs, parses and models); check-written finds every reference answer."""
     assignment = load_assignment(name)
-    folder = tmp_path / name
-    write_bundle(assignment, folder, data=ewt_stand_in)
+    folder = unpack(bundles(name).folder, tmp_path / name)
     assert leaks(assignment, folder) == []
     public = collect_tests(assignment, include_hidden=False)
     points = sum(t.weight for tests in public.values() for t in tests)
@@ -164,7 +185,7 @@ def test_bundle_leaks_nothing_gives_the_starter_zero_and_the_reference_every_pub
 
 
 @pytest.mark.parametrize("name", available_assignments())
-def test_bundle_gives_no_written_answer_away(name, tmp_path, ewt_stand_in):
+def test_bundle_gives_no_written_answer_away(name, bundles):
     """No file students receive (starter, self-checks, docstrings, public tests, the framework, the
     notebook) holds the answer of a written question that tests grade, in any spelling the search
     knows; the same search finds each of those answers in the reference answers, so it can find them."""
@@ -173,18 +194,16 @@ def test_bundle_gives_no_written_answer_away(name, tmp_path, ewt_stand_in):
     assert sorted(finders) == sorted(q.id for q in assignment.config.questions if q.kind == "written")
     reference = (assignment.solution_dir / "written.md").read_text()
     assert [q for q, find in finders.items() if not find(reference)] == []
-    folder = tmp_path / name
-    files = write_bundle(assignment, folder, data=ewt_stand_in)
+    folder, files = bundles(name).folder, bundles(name).files
     found = [f"{path.relative_to(folder)}: {question}, {what}" for path in files
              if (text := readable_text(path)) is not None
              for question, find in finders.items() for what in find(text)]
     assert found == []
 
 
-def test_a_bundle_that_gives_an_answer_away_is_refused(tmp_path, repo):
+def test_a_bundle_that_gives_an_answer_away_is_refused(tmp_path, bundles):
     assignment = load_assignment("parser")
-    folder = tmp_path / "hw2"
-    write_bundle(assignment, folder, with_data=False)
+    folder = unpack(bundles("parser").folder, tmp_path / "hw2")
     with (folder / "parser_transitions.py").open("a") as stream:
         stream.write('\n# The handout\'s sentence: S S LA S S LA RA S S S S LA LA LA RA RA\n')
     (folder / "notes.md").write_text("Each sentence of n words needs $2 \\cdot n$ transitions.\n")
@@ -206,10 +225,8 @@ def test_bundle_ships_the_data_with_its_licence_and_run_py_finds_it(bundle, ewt_
     assert found.stdout.strip() == str(data)
 
 
-def test_parser_run_py_finds_the_bundled_data_before_the_shared_folder(tmp_path, repo, ewt_stand_in):
-    assignment = load_assignment("parser")
-    folder = tmp_path / "hw2"
-    write_bundle(assignment, folder, data=ewt_stand_in)
+def test_parser_run_py_finds_the_bundled_data_before_the_shared_folder(tmp_path, bundles):
+    folder = unpack(bundles("parser").folder, tmp_path / "hw2")
     env = {k: v for k, v in os.environ.items() if k != "UD_EWT_DIR"}
     found = subprocess.run([PYTHON, "-c", "from utils.parser_utils import find_data_dir; print(find_data_dir())"],
                            cwd=folder, capture_output=True, text=True, timeout=60, env=env)
