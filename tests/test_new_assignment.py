@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder.core.config import REPO_ROOT
+from tests.simulated_gradescope import SEED_VENV
 
 # The framework's tests parametrised over the assignments they find, run on the new one.
 FRAMEWORK_TESTS = ["tests/test_handouts.py", "tests/test_student_bundle.py", "tests/test_release.py",
@@ -91,9 +92,13 @@ def test_new_writes_an_assignment_that_passes_every_check(created, tmp_path):
     assert not (folder / "autograder" / "assignments" / "demo" / "fixtures.py").exists()  # optional, and not needed here
 
 
-def test_the_frameworks_tests_cover_the_new_assignment(created):
+def test_the_frameworks_tests_cover_the_new_assignment(created, request):
     env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_ROOT", "AUTOGRADER_PORTABLE")}
     env["PYTHONPATH"] = str(created)
+    # The simulated Gradescope runs in there as root only (else it is skipped there too, as the worker_user
+    # fixture says); its venv would hold the same pins as this session's, so it starts from this one.
+    if os.geteuid() == 0:
+        env[SEED_VENV] = str(request.getfixturevalue("gradescope").root / "venv")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", "demo",
                            *FRAMEWORK_TESTS], cwd=created, env=env, capture_output=True, text=True, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:]
