@@ -40,7 +40,7 @@ BROKEN = {
     "invalid JSON": ("parser.ipynb", '{"cells": [', "it is not valid JSON"),
     "a list": ("parser.ipynb", "[]", "it holds a list, not an object with 'cells'"),
     "not UTF-8": ("written.md", b"## 2a-ii\nAnswer: \xff\xfe 2n\n", "is not UTF-8 text"),
-    "too large": ("written.md", "## 1b-ii\n" + "x" * MAX_ANSWER_BYTES, "larger than 8 MB"),
+    "too large": ("written.md", "## 1b-ii\n" + "x" * MAX_ANSWER_BYTES, "larger than 8 MB, so it was not read; remove what"),
     "too many lines": ("written.md", "## 1b-ii\n" + "x\n" * 30_000, "lines of Markdown, more than the 20,000"),
 }
 

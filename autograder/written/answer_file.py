@@ -72,7 +72,11 @@ def _read_bytes(path: Path, follow_links: bool) -> bytes:
     if len(data) > MAX_ANSWER_BYTES:
         raise AnswersError(
             f"{path.name} is larger than {MAX_ANSWER_BYTES // 2**20} MB, so it was not read; "
-            "clear the outputs of the notebook's code cells and submit it again"
+            + (
+                "clear the outputs of the notebook's code cells and submit it again"
+                if path.suffix == ".ipynb"
+                else "remove what is not your answers (pasted images, logs) and submit it again"
+            )
         )
     return data
 
