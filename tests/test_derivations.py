@@ -196,6 +196,12 @@ def test_cases_and_one_line_per_case(questions):
     assert _verdict(questions, "2b-iii", cases).status == "equal"
     lines = r"""$\frac{\partial J}{\partial u_o} = (\hat y_o - 1) v_c$ and $\frac{\partial J}{\partial u_w} = \hat y_w v_c$ for $w \neq o$."""
     assert _verdict(questions, "2b-iii", lines).status == "equal"
+    prose = (r"For $w = o$: $\frac{\partial J}{\partial u_w} = (\hat y_w - 1) v_c$, and for $w \neq o$: "
+             r"$\frac{\partial J}{\partial u_w} = \hat y_w v_c$.")
+    assert _verdict(questions, "2b-iii", prose).status == "equal"  # each case after its condition
+    swapped = prose.replace("(\\hat y_w - 1) v_c$, and", "\\hat y_w v_c$, and").replace(
+        "\\hat y_w v_c$.", "(\\hat y_w - 1) v_c$.")
+    assert [p.status for p in _verdict(questions, "2b-iii", swapped).parts] == ["not equal", "not equal"]
     forgot_one_hot = r"$$\frac{\partial J}{\partial u_w} = \hat y_w v_c$$"
     verdict = _verdict(questions, "2b-iii", forgot_one_hot)
     assert [p.status for p in verdict.parts] == ["not equal", "equal"]  # wrong for w = o only

@@ -16,7 +16,8 @@ First match wins (the handouts say the same to students):
    a one-line answer.
 
 Of the equation found, the last part is the final formula (a ``cases`` part gives the row of the
-case asked for). Nothing else stands in for it: when it cannot be read, the answer is unreadable.
+case asked for). An equation right after a case said on its own (``For $w = o$: $...$``) answers
+that case only. Nothing else stands in for it: when it cannot be read, the answer is unreadable.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from autograder.written.expressions import ANSWER_LINE, below_answer_line
 from autograder.written.latex import bracketed_math, delimited, scan
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
+_CASE_SAID = re.compile(r"([a-z])\s*(=|\\neq?|\\ne|≠)\s*([a-z])")
+_CASE_REACH = 40  # characters between "for $w = o$" and the equation it introduces
 _LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (base64): no formula
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
 _MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
@@ -53,6 +56,7 @@ class Equation:
     on_answer_line: bool = False
     boxed: bool = False
     displayed: bool = False  # on a line of its own ($$...$$, \\[...\\], align), not inside a sentence
+    case: tuple[str, str, bool] | None = None  # said just before it: ("w", "o", True) for "For $w = o$:"
 
 
 @dataclass(frozen=True)
@@ -81,8 +85,18 @@ def equations(answer: str) -> list[Equation]:
         return region is not None and region[0] <= offset < region[1]
 
     found: list[Equation] = []
-    for start, math, displayed in _maths(answer):
-        found += _equations_in(math, line(start), on_answer_line(start), displayed)
+    case: tuple[str, str, bool] | None = None  # "For $w = o$:" just before: the case the math answers
+    previous_end = 0
+    for start, end, math, displayed in _maths(answer):
+        between = answer[previous_end:start]
+        if case is not None and (len(between) > _CASE_REACH or "\n\n" in between or ". " in between):
+            case = None
+        said = _case_said(math)
+        if said is not None:
+            case = said
+        else:
+            found += [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
+        previous_end = end
     for start, text in _plain_lines(answer):  # "∂J/∂l = ŷ − y", written without $
         found += _equations_in(text, line(start), on_answer_line(start), True)
     if region is not None and not any(e.on_answer_line for e in found):
@@ -131,14 +145,20 @@ def _plain_lines(answer: str) -> list[tuple[int, str]]:
     return found
 
 
-def _maths(answer: str) -> list[tuple[int, str, bool]]:
-    """The math of ``answer`` (its start, what is inside its delimiters, whether it is displayed on
-    a line of its own): ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)`` and display environments
-    (``\\begin{align*}``). Linear in the length of the answer."""
+def _maths(answer: str) -> list[tuple[int, int, str, bool]]:
+    """The math of ``answer`` (its start and end, what is inside its delimiters, whether it is
+    displayed on a line of its own): ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)`` and display
+    environments (``\\begin{align*}``). Linear in the length of the answer."""
     spans, _ = scan(answer)
-    found = [(s.start, answer[s.start : s.end].strip("$"), s.display) for s in spans]
-    found += [(m.start, answer[m.inside_start : m.inside_end], m.display) for m in bracketed_math(answer, spans)]
+    found = [(s.start, s.end, answer[s.start : s.end].strip("$"), s.display) for s in spans]
+    found += [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in bracketed_math(answer, spans)]
     return sorted(found)
+
+
+def _case_said(math: str) -> tuple[str, str, bool] | None:
+    """``w = o`` or ``w \\neq o`` as a math of its own: (letter, value, equal), else None."""
+    said = _CASE_SAID.fullmatch(math.strip())
+    return (said[1], said[3], said[2] == "=") if said else None
 
 
 def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
@@ -328,12 +348,28 @@ def _is_d(found: list[Token], index: int) -> bool:
     return following.kind == "letter" or following.kind == "command" or following.text == "{"
 
 
-def final_formula(answer: str, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool) -> Found | None:
+def _fits(equation: Equation, case: dict[str, str]) -> bool:
+    """Whether an equation said to answer a case ("for $w \\neq o$:") may answer ``case``."""
+    if equation.case is None or equation.case[0] not in case:
+        return True
+    letter, value, equal = equation.case
+    wanted = case[letter]
+    return (wanted == value) == equal if wanted != "other" else not equal
+
+
+def _answers_case(equation: Equation, case: dict[str, str]) -> bool:
+    return equation.case is not None and equation.case[0] in case and _fits(equation, case)
+
+
+def final_formula(
+    answer: str, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool, case: dict[str, str] | None = None
+) -> Found | None:
     """The final formula of ``answer`` for ``target`` (for its case written ``case_key``: ``u_o``,
     or the target's own key); ``alone``: the question asks for this formula only. Equations for the
     whole (``\\partial J / \\partial \\theta``) and for its entries (``\\partial J / \\partial
     \\theta_j``, ``\\partial h_i / \\partial x_j``) count alike; one for the case (``u_o``) wins over
     one for every case (``u_w``)."""
+    case = case or {}
     listed = equations(answer)
     target_key = key_of(target.wrt)
     matching: list[tuple[Equation, tuple[str, ...], bool]] = []  # equation, entry letters, for the case
@@ -346,6 +382,7 @@ def final_formula(answer: str, target: Target, case_key: str, vocabulary: Vocabu
                 matching.append((equation, (), derivative.wrt.key == case_key != target_key))
         elif entries := _entries(derivative, target, target_key, vocabulary):
             matching.append((equation, entries, False))
+    matching = [(e, letters, specific or _answers_case(e, case)) for e, letters, specific in matching if _fits(e, case)]
     if any(specific for _, _, specific in matching):
         matching = [m for m in matching if m[2]]
     lone = [e for e in listed if not e.left] if alone else []

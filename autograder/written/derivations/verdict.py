@@ -226,7 +226,7 @@ def read_final(
     """The final formula for one case of ``target``: where it was found, its tree (None when it
     cannot be read) and what stopped the reader."""
     case_key = _case_key(target, case)
-    found = final_formula(answer, target, case_key, vocabulary, alone=len(question.targets) == 1)
+    found = final_formula(answer, target, case_key, vocabulary, len(question.targets) == 1, case)
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
     vocabulary = defined_names(found.before, vocabulary)
