@@ -24,12 +24,12 @@ class Draw:
     lists: dict[str, np.ndarray]  # w -> the samples
 
 
-def draw(notation: Notation, rng: np.random.Generator, batch: int = 1, trial: int = 0) -> Draw:
+def draw(notation: Notation, vocabulary: Vocabulary, rng: np.random.Generator, batch: int = 1, trial: int = 0) -> Draw:
     """Random values of every symbol; defined symbols computed from the others, in order. With a
     ``batch`` of examples, each symbol of one example (``per_example``) holds one row per example
     (a one-hot row each at an index of its own), and the others are shared by all. A list that
     ``repeats`` its first index holds it 2, 3, ... times as ``trial`` grows, so that no constant
-    passes for a count."""
+    passes for a count. ``vocabulary``: the notation's, to read the definitions with."""
     named: dict[str, int] = {}
     lists: dict[str, np.ndarray] = {}
     for index in notation.indices:
@@ -43,7 +43,6 @@ def draw(notation: Notation, rng: np.random.Generator, batch: int = 1, trial: in
         else:
             named[index.name] = int(rng.choice(free))
     symbols: dict[str, np.ndarray] = {}
-    vocabulary = Vocabulary(notation)
     for symbol in notation.symbols:
         if symbol.define:
             scope = scope_of(notation, Draw(symbols, named, lists), None, {})

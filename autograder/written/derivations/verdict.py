@@ -74,6 +74,7 @@ def compare(
     student: Node,
     reference: Node,
     notation: Notation,
+    vocabulary: Vocabulary,
     conventions: tuple[Convention, ...],
     case: dict[str, str],
     entries: tuple[str, ...] = (),
@@ -82,47 +83,45 @@ def compare(
     vectors is read both ways (a dot product, or entry by entry as ``\\sigma(z) \\cdot (1 - \\sigma(z))``
     means); one reading equal to the reference is the one the student meant."""
     rng = np.random.default_rng(20261125)
-    batches = {notation.dims[c.batch] if c.batch else 1 for c in conventions}
-    draws = {batch: [draw(notation, rng, batch, trial) for trial in range(TRIALS)] for batch in sorted(batches)}
+    batches = sorted({notation.dims[c.batch] if c.batch else 1 for c in conventions})
+    draws = {batch: [draw(notation, vocabulary, rng, batch, trial) for trial in range(TRIALS)] for batch in batches}
     readings = [Reading(student, entries, dot) for dot in ((False, True) if has_dot(student) else (False,))]
     with np.errstate(all="ignore"):  # a student's 1/0 is a value that is not finite, not a warning
-        return _first_equal(reference, notation, conventions, case, draws, readings)
-
-
-def _first_equal(
-    reference: Node,
-    notation: Notation,
-    conventions: tuple[Convention, ...],
-    case: dict[str, str],
-    draws: dict[int, list[Draw]],
-    readings: list[Reading],
-) -> tuple[Status, str]:
-    problems = []
-    for convention in conventions:
-        for reading in readings:
-            batch = notation.dims[convention.batch] if convention.batch else 1
-            problem = _differs(reading, reference, notation, convention, case, draws[batch])
-            if problem is None:
-                return "equal", ""
-            problems.append(problem)
+        # The reference's value on each draw, once: every convention and reading compares with it.
+        samples = {
+            batch: [_sample(reference, notation, values, case) for values in found] for batch, found in draws.items()
+        }
+        problems = []
+        for convention in conventions:
+            for reading in readings:
+                batch = notation.dims[convention.batch] if convention.batch else 1
+                problem = _differs(reading, notation, convention, samples[batch])
+                if problem is None:
+                    return "equal", ""
+                problems.append(problem)
     # Where the formula could be computed, how its values differ says more than a shape.
     return "not equal", next((p for p in problems if not p.startswith(_SHAPES)), problems[0])
 
 
-def _differs(
-    student: Reading,
-    reference: Node,
-    notation: Notation,
-    convention: Convention,
-    case: dict[str, str],
-    draws: list[Draw],
-) -> str | None:
-    for values in draws:
-        bound = case_values(notation, values, case)
-        want = evaluate(reference, scope_of(notation, values, None, bound))
-        want = oriented(want, convention.vectors)
+@dataclass(frozen=True)
+class _Sample:
+    """One draw, the indices its case binds, and the reference's value on it."""
+
+    values: Draw
+    bound: dict[str, int]
+    want: np.ndarray
+
+
+def _sample(reference: Node, notation: Notation, values: Draw, case: dict[str, str]) -> _Sample:
+    bound = case_values(notation, values, case)
+    return _Sample(values, bound, evaluate(reference, scope_of(notation, values, None, bound)))
+
+
+def _differs(student: Reading, notation: Notation, convention: Convention, samples: list[_Sample]) -> str | None:
+    for sample in samples:
+        want = oriented(sample.want, convention.vectors)
         want = want.T if convention.answer_transposed else want
-        scope = scope_of(notation, values, convention, bound)
+        scope = scope_of(notation, sample.values, convention, sample.bound)
         scope.dot_products = student.dot_products
         try:
             got = _computed(student, scope, want.shape)
@@ -137,23 +136,22 @@ def _differs(
 
 
 def _computed(student: Reading, scope: Scope, shape: tuple[int, ...]) -> np.ndarray:
-    """The student's formula computed; for an equation for entries, every entry of ``shape``."""
+    """The student's formula computed; for an equation for entries, every entry of ``shape``, in
+    order (one letter: the entries of a vector; two: row and column of a matrix)."""
     if not student.entries:
         return evaluate(student.tree, scope)
     if len(student.entries) == 1 and 1 not in shape:
         raise ShapeError("it gives one entry of a vector, but the answer is a matrix (with entries i, j)")
-    result = np.empty(shape)
     positions = np.ndindex(shape) if len(student.entries) == 2 else ((i,) for i in range(max(shape)))
+    entries = []
     for position in positions:
         for letter, value in zip(student.entries, position):
             scope.bound[letter] = (value, "")
         entry = evaluate(student.tree, scope)
         if entry.shape != (1, 1):
             raise ShapeError(f"its entry {position} is not a number but a {entry.shape[0]} x {entry.shape[1]} array")
-        result.reshape(-1)[int(np.ravel_multi_index(position, shape)) if len(position) == 2 else position[0]] = entry[
-            0, 0
-        ]
-    return result
+        entries.append(entry[0, 0])
+    return np.array(entries).reshape(shape)
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -283,7 +281,7 @@ def describe(answer: str, question: DerivationQuestion, first_line: int = 1, fil
         for case in target.cases:
             found, node, problem = read_final(answer, question, target, case, vocabulary)
             name = _derivative(target, case, for_students=True)
-            problem = problem or (_uncomputable(node, question, case) if node is not None else "")
+            problem = problem or (_uncomputable(node, question, vocabulary, case) if node is not None else "")
             if found is not None and node is not None and not problem:
                 where = f"{found.where}, line {first_line + found.line - 1}{f' of {file}' if file else ''}"
                 note = f"the final formula for {name} read as {shown(node)} (from {where})"
@@ -297,12 +295,12 @@ def describe(answer: str, question: DerivationQuestion, first_line: int = 1, fil
     return not unread, "; ".join(notes)
 
 
-def _uncomputable(node: Node, question: DerivationQuestion, case: dict[str, str]) -> str:
+def _uncomputable(node: Node, question: DerivationQuestion, vocabulary: Vocabulary, case: dict[str, str]) -> str:
     """Why a formula that reads cannot be computed (too many steps, a sum's limit that is no size),
     or "". Shapes that do not fit, a dropped sum, limits past the end are not said: they are wrong,
     and a student learns that from the staff, not from check-written."""
     rng = np.random.default_rng(0)
-    values = draw(question.notation, rng)
+    values = draw(question.notation, vocabulary, rng)
     convention = question.conventions[0]
     scope = scope_of(question.notation, values, convention, case_values(question.notation, values, case))
     try:
@@ -356,10 +354,11 @@ def _judge_case(
         return PartVerdict(name, "unreadable", note=problem, where=where)
     assert found is not None  # a tree is only read from a formula found
     conventions = _stated(answer, question.conventions)
+    notation = question.notation
     try:
-        status, note = compare(node, reference, question.notation, conventions, case, found.entries)
+        status, note = compare(node, reference, notation, vocabulary, conventions, case, found.entries)
         if status == "not equal" and conventions != question.conventions:
-            unsaid, _ = compare(node, reference, question.notation, question.conventions, case, found.entries)
+            unsaid, _ = compare(node, reference, notation, vocabulary, question.conventions, case, found.entries)
             if unsaid == "equal":
                 note += "; it would be equal with the vectors the answer does not say it uses"
     except EvaluationError as error:
