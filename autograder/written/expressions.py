@@ -44,7 +44,7 @@ ANSWER_LINE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_BOXED = "\\boxed"
+BOXED = "\\boxed"
 _DISPLAY = ("$$", "\\[")
 _ANSWER_LINE_NAME = "the line starting with 'Answer:'"
 _MAX_LINE = 2000  # of an Answer: line, or of what is read below it
@@ -216,27 +216,27 @@ def below_answer_line(text: str, end: int) -> str:
 
 def _boxed(text: str) -> FinalAnswer | None:
     """The last ``\\boxed{...}`` of ``text``."""
-    start = text.rfind(_BOXED)
+    start = text.rfind(BOXED)
     if start == -1:
         return None
-    inside = _braced(text, start + len(_BOXED))
+    inside = braced(text, start + len(BOXED))
     if inside is None:
         return None
-    count = text.count(_BOXED)
+    count = text.count(BOXED)
     return FinalAnswer(
         inside, "the boxed formula" if count == 1 else f"the last of {count} boxed formulas", on_answer_line=False
     )
 
 
-def _braced(text: str, position: int) -> str | None:
+def braced(text: str, position: int, within: int = _MAX_LINE) -> str | None:
     """The text inside the braces that open at ``position`` (after spaces), or None if they do not
-    open there or close within _MAX_LINE characters."""
+    open there or close within ``within`` characters."""
     while position < len(text) and text[position] == " ":
         position += 1
     if position >= len(text) or text[position] != "{":
         return None
     depth = 0
-    for index in range(position, min(len(text), position + _MAX_LINE)):
+    for index in range(position, min(len(text), position + within)):
         depth += {"{": 1, "}": -1}.get(text[index], 0)
         if depth == 0:
             return text[position + 1 : index]
@@ -327,7 +327,7 @@ def _argument(text: str, position: int) -> tuple[str, int]:
         position += 1
     if position < len(text) and text[position] not in "{}\\":
         return text[position], position + 1
-    inside = _braced(text, position)
+    inside = braced(text, position)
     if inside is None:
         raise ExpressionError("write fractions as \\frac{numerator}{denominator}")
     return inside, position + len(inside) + 2

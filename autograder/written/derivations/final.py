@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from autograder.written.derivations.notation import Target
 from autograder.written.derivations.reader import Atom, ReadError, Token, Vocabulary, atom_at, key_of, tokens
-from autograder.written.expressions import ANSWER_LINE, below_answer_line
+from autograder.written.expressions import ANSWER_LINE, BOXED, below_answer_line, braced
 from autograder.written.latex import bracketed_math, delimited, scan
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
@@ -39,6 +39,7 @@ _LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
 _MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
 _ROW_BREAK = "\\rowbreak "
+_CASES = "\\cases{"  # a cases part as _equations_in keeps it: \cases{row \rowbreak row}
 _CONDITION_WORDS = re.compile(r"\\(?:text|mbox|textrm|quad|qquad)|\b(?:if|for|when)\b|[{},&]")
 _OTHERWISE = re.compile(r"otherwise|else|elsewhere")
 _EQUALS = re.compile(r"(?<![<>!\\])=(?!=)|\\coloneqq|\\equiv|\\triangleq")
@@ -177,7 +178,7 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
         math = _environments(math, matrix, lambda inside: " \\unread ")
     math, boxed = _unboxed(math)
     # The rows of cases stay in one part (\cases{row \rowbreak row}), for final_formula to choose from.
-    math = _environments(math, "cases", lambda inside: "\\cases{" + inside.replace("\\\\", _ROW_BREAK) + "}")
+    math = _environments(math, "cases", lambda inside: _CASES + inside.replace("\\\\", _ROW_BREAK) + "}")
     found: list[Equation] = []
     for row in _top_level_split(math, re.compile(r"\\\\")):
         chunks = [c for c in _top_level_split(row, _SEPARATOR) if c.strip()]
@@ -201,31 +202,34 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
 def _unboxed(math: str) -> tuple[str, bool]:
     """``math`` with every ``\\boxed{...}`` replaced by what it holds, and whether there was one."""
     boxed = False
-    for _ in range(math.count("\\boxed")):
-        start = math.find("\\boxed")
+    while (start := math.find(BOXED)) != -1:  # each round removes one
         opening = math.find("{", start)
-        if opening == -1 or math[start + len("\\boxed") : opening].strip():
+        if opening == -1 or math[start + len(BOXED) : opening].strip():
             break
-        depth = 0
-        for position in range(opening, len(math)):
-            depth += {"{": 1, "}": -1}.get(math[position], 0)
-            if depth == 0:
-                math = math[:start] + math[opening + 1 : position] + math[position + 1 :]
-                boxed = True
-                break
-        else:
+        inside = braced(math, opening, len(math))
+        if inside is None:
             break
+        math = math[:start] + inside + math[opening + len(inside) + 2 :]
+        boxed = True
     return math, boxed
+
+
+def _case_rows(part: str) -> list[tuple[str, str]] | None:
+    """The rows of a ``\\cases{...}`` part as (formula, condition without its words), or None
+    when the part is no cases."""
+    if not part.startswith(_CASES):
+        return None
+    rows = (row.partition("&") for row in part[len(_CASES) : -1].split(_ROW_BREAK))
+    return [(formula, _condition_text(condition)) for formula, _, condition in rows]
 
 
 def case_of(part: str, letter: str, value: str) -> str | None:
     """The row of ``\\cases{...}`` (a part) for ``letter`` = ``value`` (``other``: any word but
     ``o``), None when no row's condition says; ``part`` itself when it is no cases."""
-    if not part.startswith("\\cases{"):
+    rows = _case_rows(part)
+    if rows is None:
         return part
-    for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
-        formula, _, condition = row.partition("&")
-        condition = _condition_text(condition)
+    for formula, condition in rows:
         if not condition and "," in formula:  # "(\hat y_o - 1) v_c, w = o" without &
             formula, _, condition = formula.rpartition(",")
             condition = _condition_text(condition)
@@ -247,13 +251,12 @@ def as_indicators(part: str) -> str:
     """A cases part whose rows hold conditions (``W_{ji} & \\text{if } z_i > 0 \\\\ 0 & \\text{otherwise}``)
     as one formula: each row times the indicator of its condition, ``otherwise`` times what no other
     row covers. ``part`` itself when it is no cases or a row has no condition."""
-    if not part.startswith("\\cases{"):
+    rows = _case_rows(part)
+    if rows is None:
         return part
     terms: list[str] = []
     taken: list[str] = []
-    for row in part[len("\\cases{") : -1].split(_ROW_BREAK):
-        formula, _, condition = row.partition("&")
-        condition = _condition_text(condition)
+    for formula, condition in rows:
         if _OTHERWISE.fullmatch(condition):
             terms.append(f"({formula.strip()})(1 - {' - '.join(taken) or '0'})")
         elif condition:

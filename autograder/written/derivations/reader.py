@@ -21,6 +21,7 @@ function: what follows is commentary. Nothing is evaluated by Python; the input 
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 
@@ -86,8 +87,14 @@ _DROPPED = {
     "displaystyle textstyle limits nolimits nonumber notag".split()
 }
 _SAME = {"\\Sigma": "\\sum", "\\cdotp": "\\cdot"}  # commands read as others
-_ACCENTS = {"\\hat": "hat", "\\widehat": "hat", "\\tilde": "tilde", "\\widetilde": "tilde", "\\bar": "bar"}
-_ACCENTS["\\overline"] = "bar"
+_ACCENTS = {
+    "\\hat": "hat",
+    "\\widehat": "hat",
+    "\\tilde": "tilde",
+    "\\widetilde": "tilde",
+    "\\bar": "bar",
+    "\\overline": "bar",
+}
 _FONTS = {"\\mathbf", "\\boldsymbol", "\\bm", "\\vec", "\\mathit", "\\mathbfit", "\\pmb", "\\mathnormal"}
 _WORDS = {"\\mathrm", "\\operatorname", "\\text", "\\textrm", "\\textit", "\\mathsf", "\\rm", "\\mbox"}
 _FUNCTION_WORDS = {
@@ -192,10 +199,9 @@ class Vocabulary:
         return key not in self.symbols and key.split("_", 1)[0] not in self.families
 
     def with_definition(self, key: str, node: Node) -> Vocabulary:
-        copy = Vocabulary.__new__(Vocabulary)
-        copy.symbols, copy.families, copy.index_lists = self.symbols, self.families, self.index_lists
-        copy.definitions = {**self.definitions, key: node}
-        return copy
+        defined = copy.copy(self)  # the notation's names shared, the answer's own copied
+        defined.definitions = {**self.definitions, key: node}
+        return defined
 
 
 def key_of(latex: str) -> str:
@@ -395,10 +401,6 @@ class _Reader:
         token = self.peek()
         if token.text in _OPEN:
             self.take()
-            if token.text == "{" or token.text == "\\{":
-                node = self.expression()
-                self.expect(_OPEN[token.text])
-                return node
             node = self.expression()
             self.expect(_OPEN[token.text])
             return node
@@ -477,13 +479,20 @@ class _Reader:
 
     def letters_ahead(self) -> tuple[str, int]:
         """The longest run of letters written together from here that spells a function's name."""
-        best, run, ahead = ("", 0), "", 0
-        while self.peek(ahead).kind == "letter" and (ahead == 0 or self.peek(ahead).start == self.peek(ahead - 1).end):
+        best, run = ("", 0), ""
+        for ahead in range(self.run_of_letters(after=None)):
             run += self.peek(ahead).text
-            ahead += 1
             if run.lower() in _FUNCTION_WORDS:
-                best = (run, ahead)
+                best = (run, ahead + 1)
         return best
+
+    def run_of_letters(self, after: Token | None) -> int:
+        """How many letters from here are written together (right after ``after``, when given)."""
+        ahead, previous = 0, after
+        while self.peek(ahead).kind == "letter" and (previous is None or self.peek(ahead).start == previous.end):
+            previous = self.peek(ahead)
+            ahead += 1
+        return ahead
 
     def is_free(self, name: str) -> bool:
         """Whether ``name`` is no symbol of the notation (``e`` may be one)."""
@@ -681,12 +690,7 @@ class _Reader:
         declared spelling (``y_hat`` in plain text for ``y_{hat}``); consumed."""
         if self.vocabulary is None or len(subscript) != 1 or subscript[0].kind != "letter":
             return ()
-        ahead = 0
-        while self.peek(ahead).kind == "letter" and self.peek(ahead).start == (
-            self.peek(ahead - 1).end if ahead else subscript[0].end
-        ):
-            ahead += 1
-        for length in range(ahead, 0, -1):
+        for length in range(self.run_of_letters(after=subscript[0]), 0, -1):
             word = subscript[0].text + "".join(self.peek(n).text for n in range(length))
             if f"{base}_{word}" in self.vocabulary.symbols:
                 taken = tuple(self.found[self.position : self.position + length])
