@@ -22,12 +22,12 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from autograder.core.config import Assignment, ConfigError, ManualQuestion
+from autograder.core.config import Assignment, ManualQuestion
 from autograder.core.submission import locate
 from autograder.course.gradescope_export import METADATA_FILE, load_export
 from autograder.written.answers import AnswersError, AnswerSheet, choose_answer_sheet, read_answers
 from autograder.written.derivations.verdict import DerivationQuestion, Verdict, judge
-from autograder.written.handout_data import derivation_questions
+from autograder.written.handout_data import NoReferenceFormulas, derivation_questions
 from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.labels import sort_key
 from autograder.written.latex import bracketed_math, scan
@@ -196,7 +196,7 @@ def _derivations(assignment: Assignment) -> dict[str, DerivationQuestion]:
     """The derivation questions with their reference formulas; none outside the repository."""
     try:
         return derivation_questions(assignment)
-    except ConfigError:
+    except NoReferenceFormulas:
         return {}
 
 

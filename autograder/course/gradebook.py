@@ -91,11 +91,11 @@ def _formula_verdicts(results: GradescopeResults) -> dict[str, str]:
 
 
 def score_rows(config: AssignmentConfig, graded: list[GradedEntry]) -> list[ScoreRow]:
+    every_verdict = [_formula_verdicts(item.results) for item in graded]
     # The same verdict columns in every row: a submission that could not be graded has none ("").
-    checked = list(dict.fromkeys(q for item in graded for q in _formula_verdicts(item.results)))
+    checked = list(dict.fromkeys(question for verdicts in every_verdict for question in verdicts))
     rows = []
-    for item in graded:
-        verdicts = _formula_verdicts(item.results)
+    for item, verdicts in zip(graded, every_verdict):
         created = item.entry.metadata.created_at
         for student in item.entry.metadata.submitters:
             rows.append(

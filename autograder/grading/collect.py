@@ -24,7 +24,6 @@ and the bundle takes them from the recording.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 import math
 import re
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from autograder.core.config import Assignment, AssignmentConfig, ConfigError
+from autograder.core.config import Assignment, AssignmentConfig, ConfigError, optional_module
 from autograder.grading.testing import GradedTestCase
 
 TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -125,7 +124,7 @@ def _found(assignment: Assignment, config: AssignmentConfig, problems: list[str]
     """The test methods of each question, in the order they are written, public ones first."""
     found: dict[str, list[_Method]] = {q.id: [] for q in config.questions}
     for kind, module_name in assignment.test_modules.items():
-        module = _module(module_name)
+        module = optional_module(module_name)
         for cls in _test_classes(module) if module else []:
             for method in _methods_in_order(cls):
                 question = cls.question or str(getattr(getattr(cls, method), "__number__", "")).rpartition(".")[0]
@@ -136,16 +135,6 @@ def _found(assignment: Assignment, config: AssignmentConfig, problems: list[str]
                 else:
                     problems.append(f"{cls.__module__}.{cls.__name__}: question {question!r} is not in the config")
     return found
-
-
-def _module(name: str) -> ModuleType | None:
-    """The test module, or None when the assignment has no such file (or, in the bundle, no hidden tests)."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and name.startswith(exc.name):
-            return None
-        raise  # the file is there, but imports a module that is not
 
 
 def _test_classes(module: ModuleType) -> list[type[GradedTestCase]]:

@@ -6,11 +6,10 @@ staff-only ``reference_formulas.py``, see :func:`derivation_questions`)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from autograder.core.config import Assignment, ConfigError
+from autograder.core.config import Assignment, ConfigError, optional_module
 from autograder.written.derivations.verdict import DerivationQuestion
 from autograder.written.formats import AnswerFormat
 
@@ -24,16 +23,16 @@ class HandoutData:
 
 def handout_data(assignment: Assignment | str) -> HandoutData:
     """The data of ``assignment`` (or of the assignment of that name)."""
-    name = f"autograder.assignments.{getattr(assignment, 'name', assignment)}.handout"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name != name:
-            raise
+    module = optional_module(f"autograder.assignments.{getattr(assignment, 'name', assignment)}.handout")
+    if module is None:
         return HandoutData()
     return HandoutData(
         getattr(module, "FIGURES", {}), getattr(module, "ANSWER_FORMATS", {}), getattr(module, "DERIVATIONS", {})
     )
+
+
+class NoReferenceFormulas(ConfigError):
+    """The assignment declares derivations, but its reference formulas are not here (the bundle)."""
 
 
 def derivation_questions(assignment: Assignment) -> dict[str, DerivationQuestion]:
@@ -42,16 +41,13 @@ def derivation_questions(assignment: Assignment) -> dict[str, DerivationQuestion
     declared = handout_data(assignment).derivations
     if not declared:
         return {}
-    name = f"autograder.assignments.{assignment.name}.reference_formulas"
-    try:
-        references = importlib.import_module(name).REFERENCE_FORMULAS
-    except ModuleNotFoundError as error:
-        if error.name != name:
-            raise
-        raise ConfigError(
+    module = optional_module(f"autograder.assignments.{assignment.name}.reference_formulas")
+    if module is None:
+        raise NoReferenceFormulas(
             f"{assignment.name}'s handout.py declares DERIVATIONS, but there is no reference_formulas.py "
             "beside it with their REFERENCE_FORMULAS (the student bundle has none: judge in the repository)"
-        ) from None
+        )
+    references = module.REFERENCE_FORMULAS
     missing = sorted(set(declared) - set(references))
     if missing:
         raise ConfigError(f"REFERENCE_FORMULAS of {assignment.name} has no formulas for {', '.join(missing)}")

@@ -86,7 +86,7 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
             raise EvaluationError(f"{node.family} has no part {index + 1}")
         return scope.parts[node.family](index)
     if isinstance(node, Entry):
-        return _entry(evaluate(node.operand, scope), [index_value(i, scope) for i in node.indices])
+        return entry(evaluate(node.operand, scope), [index_value(i, scope) for i in node.indices])
     if isinstance(node, SameIndex):
         same = index_value(node.left, scope) == index_value(node.right, scope)
         return np.array([[float(same != node.differ)]])
@@ -113,7 +113,7 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
     return _summation(node, scope)
 
 
-def _entry(value: np.ndarray, indices: list[int]) -> np.ndarray:
+def entry(value: np.ndarray, indices: list[int]) -> np.ndarray:
     """Entry ``indices`` of ``value``: one index for a vector, two (row, column) for a matrix."""
     if len(indices) == 1 and 1 in value.shape and 0 <= indices[0] < value.size:
         return value.reshape(-1)[indices[0] : indices[0] + 1].reshape(1, 1)

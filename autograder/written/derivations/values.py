@@ -10,7 +10,7 @@ from functools import partial
 
 import numpy as np
 
-from autograder.written.derivations.evaluate import Scope, evaluate
+from autograder.written.derivations.evaluate import Scope, entry, evaluate
 from autograder.written.derivations.notation import Convention, Notation
 from autograder.written.derivations.reader import Vocabulary, read
 
@@ -111,7 +111,7 @@ def _row(matrix: np.ndarray, vectors: str, index: int) -> np.ndarray:
 
 
 def _entry_of(vector: np.ndarray, index: int) -> np.ndarray:
-    return vector.reshape(-1)[index : index + 1].reshape(1, 1)
+    return entry(vector, [index])
 
 
 def case_values(notation: Notation, values: Draw, case: dict[str, str]) -> dict[str, int]:
