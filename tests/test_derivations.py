@@ -13,7 +13,7 @@ import yaml
 from autograder.core.config import load_assignment
 from autograder.written.answers import read_answers
 from autograder.written.derivations.evaluate import EvaluationError
-from autograder.written.derivations.final import equations
+from autograder.written.derivations.final import MAX_ANSWER, equations
 from autograder.written.derivations.notation import Convention
 from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read
 from autograder.written.derivations.tree import shown
@@ -123,6 +123,15 @@ MADE_TO_BE_SLOW = {
     "indicators never closed": DERIVATIVE + "1[" * 400 + "$$",
     "nested sums": DERIVATIVE + "".join(f"\\sum_{{{c}}}" for c in "abcdefghij") + " \\hat y_a \\hat y_b u_c$$",
 }
+
+
+def test_a_long_answer_is_read_from_its_end_with_its_math_paired():
+    """Of an answer over 20,000 characters the end is read; a cut inside $...$ must not pair every
+    $ after it the wrong way round (the formulas would become the text between them)."""
+    formula = "$\\frac{\\partial J}{\\partial v_c} = U^T(\\hat y - y)$ "
+    for shift in range(len(formula)):  # every place of the cut
+        found = equations("x" * shift + formula * (MAX_ANSWER // len(formula) + 5))
+        assert found and all(e.parts == ("U^T(\\hat y - y)",) for e in found)
 
 
 @pytest.mark.parametrize("case", sorted(MADE_TO_BE_SLOW))

@@ -30,7 +30,7 @@ from autograder.written.derivations.verdict import DerivationQuestion, Verdict, 
 from autograder.written.handout_data import NoReferenceFormulas, derivation_questions
 from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.labels import sort_key
-from autograder.written.latex import bracketed_math, scan
+from autograder.written.latex import math_in
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 _PLACEHOLDER = re.compile(r"MATHPLACEHOLDER(\d+)X")
@@ -74,16 +74,14 @@ def render(markdown: str) -> str:
             f'<p class="missing">Shown as written, without Markdown: longer than {MAX_RENDERED:,} '
             f"characters.</p><pre>{html.escape(markdown)}</pre>"
         )
-    dollars, _ = scan(markdown)
-    spans = sorted([(s.start, s.end) for s in dollars] + [(m.start, m.end) for m in bracketed_math(markdown, dollars)])
     parts: list[str] = []
     saved: list[str] = []
     position = 0
-    for start, end in spans:
-        parts.append(markdown[position:start])
+    for math in math_in(markdown):
+        parts.append(markdown[position : math.start])
         parts.append(f"MATHPLACEHOLDER{len(saved)}X")
-        saved.append(markdown[start:end])
-        position = end
+        saved.append(markdown[math.start : math.end])
+        position = math.end
     parts.append(markdown[position:])
     rendered = _MARKDOWN.render("".join(parts))
     # One pass over the page, whatever the number of formulas.

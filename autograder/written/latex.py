@@ -192,9 +192,9 @@ ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*",
 
 
 @dataclass(frozen=True)
-class BracketedMath:
-    """Math outside ``$``: ``\\[...\\]``, ``\\(...\\)`` or a display environment. ``start``, ``end``:
-    with its delimiters; ``inside_start``, ``inside_end``: without them."""
+class Math:
+    """A piece of math: ``start``, ``end`` with its delimiters; ``inside_start``, ``inside_end``
+    without them; ``display``: on a line of its own (``$$``, ``\\[``, ``align``), not in a sentence."""
 
     start: int
     end: int
@@ -203,20 +203,32 @@ class BracketedMath:
     display: bool
 
 
-def bracketed_math(text: str, spans: list[MathSpan]) -> list[BracketedMath]:
-    """The math of ``text`` outside its ``$`` ``spans`` (from :func:`scan`), in order. Linear."""
+def math_in(text: str) -> list[Math]:
+    """All the math of ``text``, in order: ``$...$`` and ``$$...$$`` as :func:`scan` finds them, and
+    outside those ``\\[...\\]``, ``\\(...\\)`` and display environments, which notebooks show
+    without ``$``. Linear in the length of the text."""
+    spans, _ = scan(text)
+    dollars = [
+        Math(s.start, s.end, s.start + (2 if s.display else 1), s.end - (2 if s.display else 1), s.display)
+        for s in spans
+    ]
+    return sorted(dollars + _bracketed_math(text, spans), key=lambda math: math.start)
+
+
+def _bracketed_math(text: str, spans: list[MathSpan]) -> list[Math]:
+    """The math of ``text`` outside its ``$`` ``spans``, in order."""
     masked = list(text)
     for span in spans:
         masked[span.start : span.end] = " " * (span.end - span.start)
     outside = "".join(masked)
     delimiters = [("\\[", "\\]"), ("\\(", "\\)")] + [(f"\\begin{{{e}}}", f"\\end{{{e}}}") for e in ENVIRONMENTS]
     found = [
-        BracketedMath(start, end + len(closing), start + len(opening), end, opening != "\\(")
+        Math(start, end + len(closing), start + len(opening), end, opening != "\\(")
         for opening, closing in delimiters
         for start, end in delimited(outside, opening, closing)
     ]
     found.sort(key=lambda math: math.start)
-    kept: list[BracketedMath] = []
+    kept: list[Math] = []
     for math in found:  # \[ inside an align, say: the outer one holds it
         if not kept or math.start >= kept[-1].end:
             kept.append(math)

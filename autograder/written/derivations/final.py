@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from autograder.written.derivations.notation import Target
 from autograder.written.derivations.reader import Atom, ReadError, Token, Vocabulary, atom_at, key_of, tokens
 from autograder.written.expressions import ANSWER_LINE, BOXED, below_answer_line, braced
-from autograder.written.latex import bracketed_math, delimited, scan
+from autograder.written.latex import delimited, math_in
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
 _CASE_SAID = re.compile(r"([a-z])\s*(=|\\neq?|\\ne|≠)\s*([a-z])")
@@ -75,7 +75,7 @@ def equations(answer: str) -> list[Equation]:
     """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked.
     Pasted images (``data:`` and base64) are left out, and of a longer answer the last MAX_ANSWER
     characters are read: the final formula is at its end."""
-    answer = _LONG_RUN.sub(" ", answer)[-MAX_ANSWER:]
+    answer = _tail(_LONG_RUN.sub(" ", answer))
     region = _answer_region(answer)
     newlines = [i for i, char in enumerate(answer) if char == "\n"]
 
@@ -108,6 +108,16 @@ def equations(answer: str) -> list[Equation]:
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
+
+
+def _tail(answer: str) -> str:
+    """The last MAX_ANSWER characters of ``answer``, from a ``$`` that opens math: a cut inside
+    ``$...$`` would pair every ``$`` after it the wrong way round."""
+    if len(answer) <= MAX_ANSWER:
+        return answer
+    head, tail = answer[:-MAX_ANSWER], answer[-MAX_ANSWER:]
+    dollars = head.count("$") - head.count("\\$")
+    return tail[tail.find("$") + 1 :] if dollars % 2 else tail
 
 
 def _prose(text: str) -> bool:
@@ -150,10 +160,7 @@ def _maths(answer: str) -> list[tuple[int, int, str, bool]]:
     """The math of ``answer`` (its start and end, what is inside its delimiters, whether it is
     displayed on a line of its own): ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)`` and display
     environments (``\\begin{align*}``). Linear in the length of the answer."""
-    spans, _ = scan(answer)
-    found = [(s.start, s.end, answer[s.start : s.end].strip("$"), s.display) for s in spans]
-    found += [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in bracketed_math(answer, spans)]
-    return sorted(found)
+    return [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in math_in(answer)]
 
 
 def _case_said(math: str) -> tuple[str, str, bool] | None:
