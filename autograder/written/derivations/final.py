@@ -371,38 +371,51 @@ def _answers_case(equation: Equation, case: dict[str, str]) -> bool:
     return equation.case is not None and equation.case[0] in case and _fits(equation, case)
 
 
+@dataclass(frozen=True)
+class AnswerMath:
+    """The equations of an answer, found once for all the formulas its question asks for, and
+    whether the answer is one line (whose one formula may stand alone)."""
+
+    equations: tuple[Equation, ...]
+    one_line: bool
+
+
+def answer_math(answer: str) -> AnswerMath:
+    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1)
+
+
 def final_formula(
-    answer: str, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool, case: dict[str, str] | None = None
+    math: AnswerMath, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool, case: dict[str, str]
 ) -> Found | None:
-    """The final formula of ``answer`` for ``target`` (for its case written ``case_key``: ``u_o``,
+    """The final formula of an answer for ``target`` (for its case written ``case_key``: ``u_o``,
     or the target's own key); ``alone``: the question asks for this formula only. Equations for the
     whole (``\\partial J / \\partial \\theta``) and for its entries (``\\partial J / \\partial
     \\theta_j``, ``\\partial h_i / \\partial x_j``) count alike; one for the case (``u_o``) wins over
     one for every case (``u_w``)."""
-    case = case or {}
-    listed = equations(answer)
+    listed = math.equations
     target_key = key_of(target.wrt)
-    matching: list[tuple[Equation, tuple[str, ...], bool]] = []  # equation, entry letters, for the case
-    for equation in listed:
+    matching: list[tuple[int, tuple[str, ...], bool]] = []  # position, entry letters, for the case
+    for position, equation in enumerate(listed):
         derivative = derivative_of(equation.left) if equation.left and equation.parts else None
-        if derivative is None:
+        if derivative is None or not _fits(equation, case):
             continue
+        specific = _answers_case(equation, case)
         if derivative.wrt.key in (case_key, target_key) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
-                matching.append((equation, (), derivative.wrt.key == case_key != target_key))
+                matching.append((position, (), specific or derivative.wrt.key == case_key != target_key))
         elif entries := _entries(derivative, target, target_key, vocabulary):
-            matching.append((equation, entries, False))
-    matching = [(e, letters, specific or _answers_case(e, case)) for e, letters, specific in matching if _fits(e, case)]
+            matching.append((position, entries, specific))
     if any(specific for _, _, specific in matching):
         matching = [m for m in matching if m[2]]
-    lone = [e for e in listed if not e.left] if alone else []
+    lone = [(position, ()) for position, e in enumerate(listed) if not e.left] if alone else []
     for pick, where, alone_too in _PICKS:
-        chosen = [m for m in matching if pick(m[0])] or [(e, (), False) for e in lone if alone_too and pick(e)]
+        chosen = [(p, letters) for p, letters, _ in matching if pick(listed[p])]
+        chosen = chosen or [(p, letters) for p, letters in lone if alone_too and pick(listed[p])]
         if chosen:
-            equation, entries, _ = chosen[-1]
-            before = tuple(listed[: listed.index(equation)])
-            return Found(equation.parts[-1], where, equation.line, before, entries)
-    if alone and len(answer.strip().splitlines()) == 1 and len(listed) == 1:
+            position, entries = chosen[-1]
+            equation = listed[position]
+            return Found(equation.parts[-1], where, equation.line, listed[:position], entries)
+    if alone and math.one_line and len(listed) == 1:
         return Found(listed[0].parts[-1], "the answer's one line")
     return None
 

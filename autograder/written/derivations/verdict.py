@@ -17,7 +17,15 @@ from typing import Literal
 import numpy as np
 
 from autograder.written.derivations.evaluate import EvaluationError, FreeIndex, OutOfRange, Scope, ShapeError, evaluate
-from autograder.written.derivations.final import Equation, Found, as_indicators, case_of, final_formula
+from autograder.written.derivations.final import (
+    AnswerMath,
+    Equation,
+    Found,
+    answer_math,
+    as_indicators,
+    case_of,
+    final_formula,
+)
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
 from autograder.written.derivations.tree import Node, has_dot, shown
@@ -27,6 +35,8 @@ TRIALS = 3
 _RELATIVE = 1e-9  # float64 computations of one formula agree to about 1e-14
 _SHAPES = "its shapes do not fit"
 Status = Literal["equal", "not equal", "unreadable"]
+# What a student's text may make the checker raise (a bug of ours): the verdict says so, grading goes on.
+_CHECKER_FAILED = (ArithmeticError, IndexError, KeyError, ValueError, RecursionError)
 _ORDER: dict[str, int] = {"not equal": 0, "unreadable": 1, "equal": 2}
 
 
@@ -205,13 +215,16 @@ def judge(answer: str, question: DerivationQuestion) -> Verdict:
     answer holds, this returns a verdict: a student's text may make a formula unreadable, never
     the grading fail."""
     vocabulary = Vocabulary(question.notation)
+    conventions = _stated(answer, question.conventions)
     parts = []
+    math: AnswerMath | None = None
     for target in question.targets:
         reference, _ = read(question.references[target.wrt], vocabulary)
         for case in target.cases:
             try:
-                parts.append(_judge_case(answer, question, target, case, reference, vocabulary))
-            except (ArithmeticError, IndexError, KeyError, ValueError, RecursionError) as error:
+                math = math or answer_math(answer)  # found once, for every formula asked for
+                parts.append(_judge_case(math, conventions, question, target, case, reference, vocabulary))
+            except _CHECKER_FAILED as error:
                 note = f"the checker could not read it ({type(error).__name__}: {error}); tell the course staff"
                 parts.append(PartVerdict(_derivative(target, case), "unreadable", note=note))
     status = min((p.status for p in parts), key=lambda s: _ORDER[s])
@@ -219,12 +232,12 @@ def judge(answer: str, question: DerivationQuestion) -> Verdict:
 
 
 def read_final(
-    answer: str, question: DerivationQuestion, target: Target, case: dict[str, str], vocabulary: Vocabulary
+    math: AnswerMath, question: DerivationQuestion, target: Target, case: dict[str, str], vocabulary: Vocabulary
 ) -> tuple[Found | None, Node | None, str]:
     """The final formula for one case of ``target``: where it was found, its tree (None when it
     cannot be read) and what stopped the reader."""
     case_key = _case_key(target, case)
-    found = final_formula(answer, target, case_key, vocabulary, len(question.targets) == 1, case)
+    found = final_formula(math, target, case_key, vocabulary, len(question.targets) == 1, case)
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
     vocabulary = defined_names(found.before, vocabulary)
@@ -275,11 +288,12 @@ def describe(answer: str, question: DerivationQuestion, first_line: int = 1, fil
     read or computed, and how to write it. Never whether it is right: nothing here looks at the
     reference. ``first_line`` and ``file``: where the answer starts, for line numbers of the file."""
     vocabulary = Vocabulary(question.notation)
+    math = answer_math(answer)
     notes: list[str] = []
     unread: list[Target] = []
     for target in question.targets:
         for case in target.cases:
-            found, node, problem = read_final(answer, question, target, case, vocabulary)
+            found, node, problem = read_final(math, question, target, case, vocabulary)
             name = _derivative(target, case, for_students=True)
             problem = problem or (_uncomputable(node, question, vocabulary, case) if node is not None else "")
             if found is not None and node is not None and not problem:
@@ -340,20 +354,21 @@ def _case_row(part: str, case: dict[str, str]) -> str | None:
 
 
 def _judge_case(
-    answer: str,
+    math: AnswerMath,
+    conventions: tuple[Convention, ...],
     question: DerivationQuestion,
     target: Target,
     case: dict[str, str],
     reference: Node,
     vocabulary: Vocabulary,
 ) -> PartVerdict:
+    """The verdict on one case of ``target``, under the ``conventions`` the answer allows."""
     name = _derivative(target, case)
-    found, node, problem = read_final(answer, question, target, case, vocabulary)
+    found, node, problem = read_final(math, question, target, case, vocabulary)
     where = f"{found.where}, line {found.line} of the answer" if found else ""
     if node is None:
         return PartVerdict(name, "unreadable", note=problem, where=where)
     assert found is not None  # a tree is only read from a formula found
-    conventions = _stated(answer, question.conventions)
     notation = question.notation
     try:
         status, note = compare(node, reference, notation, vocabulary, conventions, case, found.entries)
