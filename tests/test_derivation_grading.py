@@ -90,3 +90,13 @@ def test_check_written_says_what_it_read_never_whether_it_is_right(tmp_path):
     assert any("2b-ii" in n and "Delta is not a symbol" in n and "handout's symbols" in n for n in check.notes)
     check = check_answers(path, _auto_graded(("2b-ii",)))
     assert any("2b-ii" in p and "cannot be read" in p for p in check.to_fix)  # auto-graded: it costs points
+
+
+def test_no_note_on_written_scores_where_results_json_scores_no_written_answer():
+    """word2vec's written questions are graded by hand: reading its answers for the verdicts must not
+    tell a student who sent none that "the written questions score 0"; auto-graded, it must."""
+    starter = REPO / "assignment" / "word2vec"
+    results = grade(load_assignment("word2vec"), starter)
+    assert "No written answers found" not in results.output
+    assert {v["status"] for v in results.extra_data[EXTRA_KEY].values()} == {"unanswered"}
+    assert "No written answers found" in grade(_auto_graded(("2b-ii",)), starter).output

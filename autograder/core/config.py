@@ -210,6 +210,11 @@ class AssignmentConfig(_Strict):
         return [*self.questions, *(q for q in self.manual_questions if q.auto_grade)]
 
     @property
+    def grades_written(self) -> bool:
+        """Whether results.json scores written answers: questions of kind written, or auto-graded."""
+        return any(q.kind == "written" for q in self.questions) or any(q.auto_grade for q in self.manual_questions)
+
+    @property
     def graded_points(self) -> float:
         """What results.json can hold: the questions' points and those of written questions auto-graded."""
         return sum(q.points for q in self.scored_questions)

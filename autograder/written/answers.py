@@ -447,17 +447,20 @@ def submitted_answers(folder: Path, config: AssignmentConfig, *, derivations: bo
     """The answers that the tests of written questions read (and, with ``derivations``, the checks
     of final formulas); nothing is read when none does. Whatever the answer files hold, this
     returns: they may cost the written questions, never the grading of the code."""
-    if not derivations and not any(q.kind == "written" for q in config.questions):
+    scored = config.grades_written
+    if not derivations and not scored:
         return SubmittedAnswers(None, "")
     try:
-        return choose_answer_sheet(folder, config)
+        found = choose_answer_sheet(folder, config)
     except Exception as error:  # read_answers raises AnswersError only; this is for what it cannot foresee
-        return SubmittedAnswers(
+        found = SubmittedAnswers(
             None,
             f"The written answers could not be read ({type(error).__name__}: "
             f"{error}); the written questions score 0. This is a fault of the "
             "autograder: tell the course staff.",
         )
+    # Read for the verdicts on final formulas only, which students never see: no note on scores.
+    return found if scored else SubmittedAnswers(found.sheet, "")
 
 
 def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
