@@ -46,7 +46,9 @@ _EQUALS = re.compile(r"(?<![<>!\\])=(?!=)|\\coloneqq|\\equiv|\\triangleq")
 _DERIVATIVE_START = {"\\frac", "\\dfrac", "\\tfrac", "\\partial", "\\nabla", "d", "\\mathrm"}
 _NOT_IN_DERIVATIVE = {"+", "-", "\\leftarrow", "\\gets", "\\approx", "\\cdot", "\\alpha", "\\eta"}
 _LOSSES = {"J", "L", "E", "C", "l", "ell"}
-_SEPARATOR = re.compile(r"\\qquad|\\quad|\\text\{\s*(?:and|,)\s*\}|(?<!\\)[,;]")
+# A comma, \quad, or words in \text that start a remark ("\text{ because } \sum_i y_i = 1") end an equation.
+_REMARK = r"because|since|when|where|if|iff|for|as|so|hence|thus|with|i\.e\.|and|,"
+_SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]")
 
 
 @dataclass(frozen=True)
@@ -394,15 +396,18 @@ def final_formula(
     one for every case (``u_w``)."""
     listed = math.equations
     target_key = key_of(target.wrt)
+    target_name = vocabulary.symbols.get(target_key, target_key)
+    case_name = vocabulary.symbols.get(case_key, case_key)
     matching: list[tuple[int, tuple[str, ...], bool]] = []  # position, entry letters, for the case
     for position, equation in enumerate(listed):
         derivative = derivative_of(equation.left) if equation.left and equation.parts else None
         if derivative is None or not _fits(equation, case):
             continue
         specific = _answers_case(equation, case)
-        if derivative.wrt.key in (case_key, target_key) and not derivative.entries:
+        wrt = vocabulary.symbols.get(derivative.wrt.key, derivative.wrt.key)  # X spells x
+        if wrt in (case_name, target_name) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
-                matching.append((position, (), specific or derivative.wrt.key == case_key != target_key))
+                matching.append((position, (), specific or wrt == case_name != target_name))
         elif entries := _entries(derivative, target, target_key, vocabulary):
             matching.append((position, entries, specific))
     if any(specific for _, _, specific in matching):
@@ -415,7 +420,7 @@ def final_formula(
             position, entries = chosen[-1]
             equation = listed[position]
             return Found(equation.parts[-1], where, equation.line, listed[:position], entries)
-    if alone and math.one_line and len(listed) == 1:
+    if alone and math.one_line and len(listed) == 1 and not listed[0].left:
         return Found(listed[0].parts[-1], "the answer's one line")
     return None
 

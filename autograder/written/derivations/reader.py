@@ -195,8 +195,10 @@ class Vocabulary:
         self.definitions: dict[str, Node] = {}
 
     def defines(self, key: str) -> bool:
-        """Whether an answer may define ``key``: a name that is none of the notation's."""
-        return key not in self.symbols and key.split("_", 1)[0] not in self.families
+        """Whether an answer may define ``key``: any name but a part of a family (``u_w``), which
+        stands for a row or entry of a symbol it may define instead. A definition of a handout's
+        name (``a = x W_1 + b_1`` where ``a`` also spells ``h``) is the answer's meaning of it."""
+        return key.split("_", 1)[0] not in self.families
 
     def with_definition(self, key: str, node: Node) -> Vocabulary:
         defined = copy.copy(self)  # the notation's names shared, the answer's own copied
@@ -702,10 +704,10 @@ class _Reader:
         vocabulary = self.vocabulary
         if vocabulary is None:
             raise ReadError("no notation to read names with")
+        if atom.key in vocabulary.definitions:  # the answer's own meaning of a name comes first
+            return vocabulary.definitions[atom.key]
         if atom.key in vocabulary.symbols:
             return Name(vocabulary.symbols[atom.key])
-        if atom.key in vocabulary.definitions:
-            return vocabulary.definitions[atom.key]
         letters = [token.text for token in atom.subscript if token.kind == "letter"]
         if atom.base == "delta" and len(letters) == 2 and len(atom.subscript) <= 4:  # Kronecker's delta_{wo}
             return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
