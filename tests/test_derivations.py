@@ -90,6 +90,8 @@ def test_sums_indicators_diag_and_softmax_written_out(questions):
         ("1d-i", r"$$\frac{\partial J}{\partial x} = ((\hat y - y)W_2^\top \odot h \odot (\mathbf{1} - \mathbf{h}))"
                  r" W_1^\top$$"),  # the vector of ones
         ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = \Sigma_{w} \hat y_w u_w - u_o$$"),  # a capital sigma
+        ("1d-i", r"Let $a = xW_1 + b_1$. $$\frac{\partial J}{\partial x} = ((\hat y - y) W_2^T \odot \sigma'(a)) W_1^T$$"),
+        ("1c-i", r"$$\frac{\partial CE}{\partial \theta_j} = \hat y_j - y_j \text{ because } \sum_i y_i = 1$$"),
     ],
 )
 def test_notations_a_ta_met_are_read(questions, question, answer):
@@ -363,6 +365,11 @@ TAIL_2C = (r"$$\frac{\partial J}{\partial u_o} = (\sigma(u_o^\top v_c)-1)v_c$$"
                   r"$$\frac{\partial J}{\partial v_c} = U^\top(y - \hat y)$$"),
         # A constant is no count: the repeated sample is drawn twice, then three times.
         ("2c-ii", r"$\frac{\partial J}{\partial u_w} = 2\,\sigma(u_w^\top v_c)\, v_c$"),
+        # The answer's own meaning of a name wins over the handout's spellings of it (a also spells h).
+        ("1d-i", r"Let $a = xW_1 + b_1$ and $h = \sigma(a)$. "
+                 r"$$\frac{\partial J}{\partial x} = \left((\hat y - y) W_2^T \odot a \odot (1-a)\right) W_1^T$$"),
+        # A one-line answer for another derivative is no answer to this one.
+        ("2b-ii", r"$\frac{\partial J}{\partial U} = U^\top(\hat y - y)$"),
         # A tiny extra term is still an extra term.
         ("2b-ii", r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y) + 0.00000001 u_o$$"),
     ],
