@@ -128,6 +128,7 @@ def _sample(reference: Node, notation: Notation, values: Draw, case: dict[str, s
 
 
 def _differs(student: Reading, notation: Notation, convention: Convention, samples: list[_Sample]) -> str | None:
+    problems: list[str] = []
     for sample in samples:
         want = oriented(sample.want, convention.vectors)
         want = want.T if convention.answer_transposed else want
@@ -139,10 +140,12 @@ def _differs(student: Reading, notation: Notation, convention: Convention, sampl
             return f"{_SHAPES} ({error}) with {convention.name}"
         except (FreeIndex, OutOfRange) as error:
             return str(error)
-        problem = _difference(got, want)
-        if problem:
-            return f"{problem} (with {convention.name})"
-    return None
+        problems.append(_difference(got, want))
+    if not any(problems):
+        return None
+    # A way it differs holds for every draw, or it is no way it differs ("2 times" on one draw only).
+    problem = problems[0] if len(set(problems)) == 1 else "its values differ from the right answer's"
+    return f"{problem} (with {convention.name})"
 
 
 def _computed(student: Reading, scope: Scope, shape: tuple[int, ...]) -> np.ndarray:
@@ -297,7 +300,9 @@ def describe(answer: str, question: DerivationQuestion, first_line: int = 1, fil
             name = _derivative(target, case, for_students=True)
             problem = problem or (_uncomputable(node, question, vocabulary, case) if node is not None else "")
             if found is not None and node is not None and not problem:
-                where = f"{found.where}, line {first_line + found.line - 1}{f' of {file}' if file else ''}"
+                # A notebook answer may run on into cells added below its own: lines of the answer there.
+                line = f"line {found.line} of the answer, which starts in {file}" if file else ""
+                where = f"{found.where}, {line or f'line {first_line + found.line - 1}'}"
                 note = f"the final formula for {name} read as {shown(node)} (from {where})"
             else:
                 unread.append(target)
@@ -330,8 +335,11 @@ def _uncomputable(node: Node, question: DerivationQuestion, vocabulary: Vocabula
 def how_to_write(question: DerivationQuestion, target: Target) -> str:
     notation = question.notation
     symbols = [f"${s.latex}$" for s in notation.symbols if s.kind != "counts"]
+    counts = {s.latex for s in notation.symbols if s.kind == "counts"}  # what the answer may count: not said
     symbols += [
-        f"${f.base}_w$" if f.part == "entry" else f"${f.base}_w$ (row w of ${f.of}$)" for f in notation.families
+        f"${f.base}_w$" if f.part == "entry" else f"${f.base}_w$ (row w of ${f.of}$)"
+        for f in notation.families
+        if f.of not in counts
     ]
     symbols += [f"${i.name}_k$ (the samples)" for i in notation.indices if i.length]
     return (
