@@ -218,6 +218,40 @@ def test_cases_and_one_line_per_case(questions):
     assert [p.status for p in verdict.parts] == ["not equal", "equal"]  # wrong for w = o only
 
 
+
+_NEG_REST = (r"$$\frac{\partial J}{\partial v_c} = (\sigma(u_o^T v_c) - 1) u_o + \sum_{k=1}^K \sigma(u_k^T v_c) u_k$$"
+             "\n" r"$$\frac{\partial J}{\partial u_o} = (\sigma(u_o^T v_c) - 1) v_c$$" "\n")
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    ("sample", "formula", "status"),
+    [
+        ("u_k", r"\sigma(u_k^T v_c) v_c", "equal"),  # CS224n's older notation
+        ("u_{w_s}", r"\sigma(u_{w_s}^\top v_c)\, v_c", "equal"),  # and its newer one
+        ("u_s", r"(1 - \sigma(-u_s^T v_c)) v_c", "equal"),
+        ("u_k", r"-\sigma(u_k^T v_c) v_c", "not equal"),
+        ("u_k", r"\sigma(u_o^T v_c) v_c", "not equal"),
+        ("u_j", r"\sigma(u_k^T v_c) v_c", "not equal"),  # two letters for one sample: k is free
+    ],
+)
+def test_the_sample_vector_under_a_letter_of_the_answers_own(questions, sample, formula, status):
+    answer = _NEG_REST + f"$$\\frac{{\\partial J}}{{\\partial {sample}}} = {formula}$$"
+    verdict = _verdict(questions, "2c-i", answer)
+    assert [p.status for p in verdict.parts] == ["equal", "equal", status], verdict.summary()
+
+
+@pytest.mark.smoke
+def test_another_letter_for_the_word_and_the_handouts_name_first(questions):
+    assert _verdict(questions, "2b-iii", r"$$\frac{\partial J}{\partial u_j} = (\hat y_j - y_j) v_c$$").status == "equal"
+    mixed = r"$$\frac{\partial J}{\partial u_j} = (\hat y_w - y_w) v_c$$"  # w is no longer the word asked for
+    assert _verdict(questions, "2b-iii", mixed).status == "not equal"
+    others = r"$$\frac{\partial J}{\partial u_w} = 0 \quad w \notin \{o, w_1, \dots, w_K\}$$"
+    right = _NEG_REST + r"$$\frac{\partial J}{\partial u_k} = \sigma(u_k^T v_c) v_c$$" + "\n" + others
+    assert _verdict(questions, "2c-i", right).status == "equal"  # u_k names the sample; u_w any word
+    handouts = _NEG_REST + r"$$\frac{\partial J}{\partial u_{w_k}} = \sigma(u_{w_k}^T v_c) v_c$$" + "\n"
+    assert _verdict(questions, "2c-i", handouts + r"$$\frac{\partial J}{\partial u_k} = 0$$").status == "equal"
+
 @pytest.mark.smoke
 def test_equations_for_entries_are_put_together(questions):
     entry = r"$$\frac{\partial \mathrm{CE}}{\partial \theta_j} = \hat y_j - y_j$$ for every $j$."

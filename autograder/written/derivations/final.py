@@ -63,6 +63,18 @@ class Equation:
 
 
 @dataclass(frozen=True)
+class Renamed:
+    """An equation for the target's part under an index letter of the answer's own: ``u_k`` or
+    ``u_{w_s}`` for the sample vector ``u_{w_k}``, ``u_j`` for ``u_w``. ``letter`` takes the value
+    of the target's ``target_letter``, as a position in the index list ``walks`` when there is one
+    (so that ``u_k`` is the k-th sample's vector, as in the sum ``\\sum_{k=1}^K u_k``)."""
+
+    letter: str
+    target_letter: str
+    walks: str = ""
+
+
+@dataclass(frozen=True)
 class Found:
     """The formula taken as final for a target, and where it was found, said for feedback."""
 
@@ -71,6 +83,7 @@ class Found:
     line: int = 1  # of the answer, from 1
     before: tuple[Equation, ...] = ()  # the equations above it, where the answer defines its names
     entries: tuple[str, ...] = ()  # the letters of an equation for entries: (j,) of dJ/dtheta_j
+    renamed: Renamed | None = None  # the target's index under a letter of the answer's own (u_k)
 
 
 def equations(answer: str) -> list[Equation]:
@@ -398,7 +411,7 @@ def final_formula(
     target_key = key_of(target.wrt)
     target_name = vocabulary.symbols.get(target_key, target_key)
     case_name = vocabulary.symbols.get(case_key, case_key)
-    matching: list[tuple[int, tuple[str, ...], bool]] = []  # position, entry letters, for the case
+    matching: list[_Match] = []
     for position, equation in enumerate(listed):
         derivative = derivative_of(equation.left) if equation.left and equation.parts else None
         if derivative is None or not _fits(equation, case):
@@ -407,19 +420,25 @@ def final_formula(
         wrt = vocabulary.symbols.get(derivative.wrt.key, derivative.wrt.key)  # X spells x
         if wrt in (case_name, target_name) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
-                matching.append((position, (), specific or wrt == case_name != target_name))
+                matching.append(_Match(position, specific=specific or wrt == case_name != target_name))
         elif entries := _entries(derivative, target, target_key, vocabulary):
-            matching.append((position, entries, specific))
-    if any(specific for _, _, specific in matching):
-        matching = [m for m in matching if m[2]]
-    lone = [(position, ()) for position, e in enumerate(listed) if not e.left] if alone else []
+            matching.append(_Match(position, entries, specific))
+        elif (renamed := _renamed(derivative, target, vocabulary)) is not None:
+            matching.append(_Match(position, specific=specific, renamed=renamed[0], rank=renamed[1]))
+    if any(m.specific for m in matching):
+        matching = [m for m in matching if m.specific]
+    if matching:  # the handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j
+        best = min(m.rank for m in matching)
+        matching = [m for m in matching if m.rank == best]
+    lone = [_Match(position) for position, e in enumerate(listed) if not e.left] if alone else []
     for pick, where, alone_too in _PICKS:
-        chosen = [(p, letters) for p, letters, _ in matching if pick(listed[p])]
-        chosen = chosen or [(p, letters) for p, letters in lone if alone_too and pick(listed[p])]
+        chosen = [m for m in matching if pick(listed[m.position])]
+        chosen = chosen or [m for m in lone if alone_too and pick(listed[m.position])]
         if chosen:
-            position, entries = chosen[-1]
-            equation = listed[position]
-            return Found(equation.parts[-1], where, equation.line, listed[:position], entries)
+            match = chosen[-1]
+            equation = listed[match.position]
+            before = listed[: match.position]
+            return Found(equation.parts[-1], where, equation.line, before, match.entries, match.renamed)
     if alone and math.one_line and len(listed) == 1 and not listed[0].left:
         return Found(listed[0].parts[-1], "the answer's one line")
     return None
@@ -434,6 +453,49 @@ _PICKS: tuple[tuple[Callable[[Equation], bool], str, bool], ...] = (
     (lambda e: True, "the last equation for it", False),
     (lambda e: e.boxed, "the boxed formula", True),
 )
+
+
+@dataclass(frozen=True)
+class _Match:
+    """An equation that answers the target: its position, the letters of an equation for entries,
+    whether it was said for the case, and the target's index under another letter."""
+
+    position: int
+    entries: tuple[str, ...] = ()
+    specific: bool = False
+    renamed: Renamed | None = None
+    rank: int = 0  # how close to the target's own name (see _renamed)
+
+
+def _renamed(derivative: Derivative, target: Target, vocabulary: Vocabulary) -> tuple[Renamed, int] | None:
+    """How an equation for a part of the target's family names the target's index with a letter
+    of its own (``\\partial J / \\partial u_k`` or ``u_{w_s}`` for ``u_{w_k}``; ``u_j`` for
+    ``u_w``), with its rank: 1 when it keeps the letter or the index list (``u_k``, ``u_{w_s}``),
+    2 for another letter, which may name any word (``u_w = 0`` for the words not drawn); or None.
+    A named index (``u_o``) is another part, never a renaming."""
+    wanted = atom_at(tokens(target.wrt), 0)
+    wrt = derivative.wrt
+    if wanted is None or wrt.stem != wanted.stem or wrt.stem not in vocabulary.families or derivative.entries:
+        return None
+    target_walks, target_letter = _index_letter(wanted.subscript, vocabulary)
+    walks, letter = _index_letter(wrt.subscript, vocabulary)
+    if not target_letter or not letter or letter in vocabulary.named_indices or walks not in ("", target_walks):
+        return None
+    if not _differentiates(derivative.numerator, target, vocabulary):
+        return None
+    return Renamed(letter, target_letter, target_walks), 1 if walks or letter == target_letter else 2
+
+
+def _index_letter(subscript: tuple[Token, ...], vocabulary: Vocabulary) -> tuple[str, str]:
+    """(the index list walked, the letter) of a subscript ``w`` (("", "w")) or ``w_k`` (("w", "k")),
+    else ("", "")."""
+    texts = [token.text for token in subscript if token.text not in "{}"]
+    kinds = [token.kind for token in subscript if token.text not in "{}"]
+    if kinds == ["letter"]:
+        return "", texts[0]
+    if kinds == ["letter", "symbol", "letter"] and texts[1] == "_" and texts[0] in vocabulary.index_lists:
+        return texts[0], texts[2]
+    return "", ""
 
 
 def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary: Vocabulary) -> tuple[str, ...]:

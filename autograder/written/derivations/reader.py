@@ -192,6 +192,7 @@ class Vocabulary:
         self.symbols = {key_of(spelling): s.latex for s in notation.symbols for spelling in (s.latex, *s.spellings)}
         self.families = {key_of(spelling): f.base for f in notation.families for spelling in (f.base, *f.spellings)}
         self.index_lists = {index.name for index in notation.indices if index.length}
+        self.named_indices = {index.name for index in notation.indices if not index.length}
         self.definitions: dict[str, Node] = {}
 
     def defines(self, key: str) -> bool:

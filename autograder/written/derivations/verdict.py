@@ -21,6 +21,7 @@ from autograder.written.derivations.final import (
     AnswerMath,
     Equation,
     Found,
+    Renamed,
     answer_math,
     as_indicators,
     case_of,
@@ -78,6 +79,7 @@ class Reading:
     tree: Node
     entries: tuple[str, ...] = ()
     dot_products: bool = False
+    renamed: Renamed | None = None
 
 
 def compare(
@@ -88,6 +90,7 @@ def compare(
     conventions: tuple[Convention, ...],
     case: dict[str, str],
     entries: tuple[str, ...] = (),
+    renamed: Renamed | None = None,
 ) -> tuple[Status, str]:
     """(equal or not equal, one way they differ) of two read formulas. A ``\\cdot`` between two
     vectors is read both ways (a dot product, or entry by entry as ``\\sigma(z) \\cdot (1 - \\sigma(z))``
@@ -95,7 +98,7 @@ def compare(
     rng = np.random.default_rng(20261125)
     batches = sorted({notation.dims[c.batch] if c.batch else 1 for c in conventions})
     draws = {batch: [draw(notation, vocabulary, rng, batch, trial) for trial in range(TRIALS)] for batch in batches}
-    readings = [Reading(student, entries, dot) for dot in ((False, True) if has_dot(student) else (False,))]
+    readings = [Reading(student, entries, dot, renamed) for dot in ((False, True) if has_dot(student) else (False,))]
     with np.errstate(all="ignore"):  # a student's 1/0 is a value that is not finite, not a warning
         # The reference's value on each draw, once: every convention and reading compares with it.
         samples = {
@@ -134,6 +137,8 @@ def _differs(student: Reading, notation: Notation, convention: Convention, sampl
         want = want.T if convention.answer_transposed else want
         scope = scope_of(notation, sample.values, convention, sample.bound)
         scope.dot_products = student.dot_products
+        if student.renamed is not None:
+            _rename(scope, student.renamed)
         try:
             got = _computed(student, scope, want.shape)
         except ShapeError as error:
@@ -146,6 +151,15 @@ def _differs(student: Reading, notation: Notation, convention: Convention, sampl
     # A way it differs holds for every draw, or it is no way it differs ("2 times" on one draw only).
     problem = problems[0] if len(set(problems)) == 1 else "its values differ from the right answer's"
     return f"{problem} (with {convention.name})"
+
+
+def _rename(scope: Scope, renamed: Renamed) -> None:
+    """The answer's letter takes the target's index; the target's letter is no longer bound, so a
+    formula that mixes the two letters is not read as one that does not."""
+    if renamed.target_letter not in scope.bound:
+        return
+    position, walks = scope.bound.pop(renamed.target_letter)
+    scope.bound[renamed.letter] = (position, renamed.walks or walks)
 
 
 def _computed(student: Reading, scope: Scope, shape: tuple[int, ...]) -> np.ndarray:
@@ -379,9 +393,10 @@ def _judge_case(
     assert found is not None  # a tree is only read from a formula found
     notation = question.notation
     try:
-        status, note = compare(node, reference, notation, vocabulary, conventions, case, found.entries)
+        letters = (found.entries, found.renamed)
+        status, note = compare(node, reference, notation, vocabulary, conventions, case, *letters)
         if status == "not equal" and conventions != question.conventions:
-            unsaid, _ = compare(node, reference, notation, vocabulary, question.conventions, case, found.entries)
+            unsaid, _ = compare(node, reference, notation, vocabulary, question.conventions, case, *letters)
             if unsaid == "equal":
                 note += "; it would be equal with the vectors the answer does not say it uses"
     except EvaluationError as error:
