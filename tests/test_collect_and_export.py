@@ -113,6 +113,9 @@ def test_markdown_rendering_keeps_math_and_escapes_html():
     # Math outside $ as notebooks show it: Markdown would eat the backslashes of \[ and of rows \\.
     html = render("\\[ x_1 * y_2 \\] and \\begin{align*} a &= b \\\\ c &= d \\end{align*}, \\(z_i\\)")
     assert "\\[ x_1 * y_2 \\]" in html and "a &amp;= b \\\\ c" in html and "\\(z_i\\)" in html
+    # A formula in unicode without $, as the derivation reader takes it: its _ are no italics.
+    html = render("So\n\n∂J/∂v_c = ∑_{k=1}^{K} σ(u_{w_k}ᵀ v_c) u_{w_k}\n\nand *this* is _it_.")
+    assert "∑_{k=1}^{K} σ(u_{w_k}ᵀ v_c) u_{w_k}" in html and "<em>this</em> is <em>it</em>" in html
 
 
 def make_export(root, repo):

@@ -412,6 +412,82 @@ def test_wrong_answers_found_by_a_ta_are_not_equal(questions, question, answer):
     assert _verdict(questions, question, answer).status != "equal"
 
 
+# ------------------------------------------------------------------------- what a third trial as a user found
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    "assignment, question, answer",
+    [
+        # The handout takes ReLU' at 0 to be 0: >= differs from > where x W + b_1 is exactly 0.
+        ("parser", "1c-i", r"$$\frac{\partial h}{\partial x} = \mathrm{diag}(\mathbb{1}[xW + b_1 \geq 0])\, W^\top$$"),
+        ("parser", "1c-i", r"$$\frac{\partial h_i}{\partial x_j} = \begin{cases} W_{ji} & z_i \ge 0 \\ 0 & "
+                           r"\text{otherwise}\end{cases}$$"),
+        # The answer's own definition of a handout's name is what the answer means by it.
+        ("word2vec", "2b-ii", r"let $\hat y = \sigma(U v_c)$. $$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$"),
+        ("word2vec", "2b-ii", r"Let $\hat y = \sigma(U v_c)$. "
+                              r"$$\frac{\partial J}{\partial v_c} = \sum_w (\hat y_w - y_w) u_w$$"),
+    ],
+)
+def test_wrong_answers_a_third_trial_found_are_not_equal(questions, assignment, question, answer):
+    assert _verdict(questions, question, answer, assignment).status == "not equal"
+
+
+@pytest.mark.smoke
+def test_a_kink_met_exactly_is_said(questions):
+    answer = r"$$\frac{\partial h}{\partial x} = \mathrm{diag}(\mathrm{ReLU}'(z)) W^\top$$"
+    assert _verdict(questions, "1c-i", answer, "parser").status == "equal"
+    wrong = _verdict(questions, "1c-i", answer.replace(r"\mathrm{ReLU}'(z)", r"\mathbb{1}[z \geq 0]"), "parser")
+    assert "only where a quantity it compares with 0 is exactly 0" in wrong.parts[0].note
+    assert wrong.parts[0].target == "dh/dx"
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    "assignment, question, answer",
+    [
+        # Saying when the gradient vanishes does not replace it.
+        ("word2vec", "2b-iv", r"$$\frac{\partial J}{\partial U} = (\hat y - y) v_c^\top$$ It is zero when "
+                              r"the prediction is perfect: $$\frac{\partial J}{\partial U} = \mathbf{0}.$$"),
+        ("word2vec", "2b-ii", r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$ "
+                              r"$$\frac{\partial J}{\partial v_c} = 0 \iff U^\top \hat y = u_o$$"),
+        # A restated definition, and a condition that only looks like one.
+        ("word2vec", "2b-ii", r"Let $\hat y = \mathrm{softmax}(U v_c)$; it vanishes when $\hat y = y$. "
+                              r"$$\frac{\partial J}{\partial v_c} = \sum_w (\hat y_w - y_w) u_w$$"),
+        # Unicode written without $: subscripts, definitions on a line of their own, two derivatives on one.
+        ("word2vec", "1d-i", "δ₂ = ŷ − y, δ₁ = δ₂ W₂ᵀ ⊙ h ⊙ (1 − h)\n\n∂J/∂x = δ₁ W₁ᵀ"),
+        ("parser", "1c-i", "∂hᵢ/∂xⱼ = 𝟙[zᵢ > 0] Wⱼᵢ"),
+        ("word2vec", "1c-i", "∂ŷ_i/∂θ_j = ŷ_i(δ_ij − ŷ_j), so ∂CE/∂θ = ŷ − y"),
+        # An upright d, and d/dθ written as an operator.
+        ("word2vec", "1c-i", r"$\frac{\mathrm{d}J}{\mathrm{d}\theta} = \hat y - y$"),
+        ("word2vec", "1c-i", r"$\frac{{\rm d}J}{{\rm d}\theta} = \hat y - y$"),
+        ("word2vec", "1c-i", r"$\frac{d}{d\theta} \mathrm{CE} = \hat y - y$"),
+        # Names defined below the formula.
+        ("word2vec", "1d-i", r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^\top,$$ where "
+                             r"$\delta_1 = (\hat y - y)W_2^\top \odot h \odot (1-h)$."),
+        ("word2vec", "2c-i", r"$$\frac{\partial J}{\partial v_c} = (s_o - 1) u_o + \sum_{k=1}^K s_k u_{w_k}$$ "
+                             r"$$\frac{\partial J}{\partial u_o} = (s_o - 1) v_c$$ "
+                             r"$$\frac{\partial J}{\partial u_{w_k}} = s_k v_c$$ "
+                             r"where $s_o = \sigma(u_o^\top v_c)$ and $s_k = \sigma(u_{w_k}^\top v_c)$."),
+        # 2c-ii in CS224n's notation: the repeated sample named u_{w_s}.
+        ("word2vec", "2c-ii", r"$$\frac{\partial J}{\partial u_{w_s}} = \sum_{k: w_k = w_s} "
+                              r"\sigma(u_{w_k}^\top v_c)\, v_c$$"),
+    ],
+)
+def test_right_answers_a_third_trial_found_are_equal(questions, assignment, question, answer):
+    verdict = _verdict(questions, question, answer, assignment)
+    assert verdict.status == "equal", verdict.summary()
+
+
+@pytest.mark.smoke
+def test_messages_name_sizes_and_the_derivative_asked_for(questions):
+    times_k = _verdict(questions, "2c-ii", r"$$\frac{\partial J}{\partial u_w} = K \sigma(u_w^\top v_c) v_c$$")
+    assert "K is a size of this question's notation" in times_k.parts[0].note
+    ok, message = describe("nothing", questions["parser"]["1c-i"])
+    assert not ok and r"\frac{\partial h}{\partial x}" in message and "dh/dx" in message
+    ok, message = describe(r"$$\frac{\partial h}{\partial x} = \mathbb{E}[x]$$", questions["parser"]["1c-i"])
+    assert "'\\mathbb'" in message  # as written, not doubled by repr
+
 # ------------------------------------------------------------------------- the reference and the labelled set
 
 

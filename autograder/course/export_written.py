@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from autograder.core.config import Assignment, ManualQuestion
 from autograder.core.submission import locate
 from autograder.course.gradescope_export import METADATA_FILE, load_export
 from autograder.written.answers import AnswersError, AnswerSheet, choose_answer_sheet, read_answers
+from autograder.written.derivations.final import plain_formulas
 from autograder.written.derivations.verdict import DerivationQuestion, Verdict, judge
 from autograder.written.handout_data import NoReferenceFormulas, derivation_questions
 from autograder.written.handout_source import HandoutError, load_handout
@@ -77,15 +79,27 @@ def render(markdown: str) -> str:
     parts: list[str] = []
     saved: list[str] = []
     position = 0
-    for math in math_in(markdown):
-        parts.append(markdown[position : math.start])
+    for start, end in _kept_as_written(markdown):
+        parts.append(markdown[position:start])
         parts.append(f"MATHPLACEHOLDER{len(saved)}X")
-        saved.append(markdown[math.start : math.end])
-        position = math.end
+        saved.append(markdown[start:end])
+        position = end
     parts.append(markdown[position:])
     rendered = _MARKDOWN.render("".join(parts))
     # One pass over the page, whatever the number of formulas.
     return _PLACEHOLDER.sub(lambda match: html.escape(saved[int(match[1])]), rendered)
+
+
+def _kept_as_written(markdown: str) -> list[tuple[int, int]]:
+    """Where Markdown must not go, in order: the math, and the formulas written in unicode without
+    ``$`` that the derivation reader takes (``∑_{k=1}^K σ(u_{w_k}ᵀ v_c)``: its ``_`` are no italics)."""
+    spans = [(math.start, math.end) for math in math_in(markdown)]
+    starts = [start for start, _ in spans]
+    for offset, text in plain_formulas(markdown):
+        at = bisect_right(starts, offset) - 1
+        if at < 0 or spans[at][1] <= offset:  # not inside math: a line of a $$ block is its math
+            spans.append((offset, offset + len(text)))
+    return sorted(spans)
 
 
 def gather(assignment: Assignment, sources: list[Path]) -> list[Student]:

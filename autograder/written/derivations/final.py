@@ -48,7 +48,9 @@ _NOT_IN_DERIVATIVE = {"+", "-", "\\leftarrow", "\\gets", "\\approx", "\\cdot", "
 _LOSSES = {"J", "L", "E", "C", "l", "ell"}
 # A comma, \quad, or words in \text that start a remark ("\text{ because } \sum_i y_i = 1") end an equation.
 _REMARK = r"because|since|when|where|if|iff|for|as|so|hence|thus|with|i\.e\.|and|,"
-_SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]")
+# So do implications: "= 0 \iff U^T \hat y = u_o" is two statements, not a chain of equalities.
+_IMPLIES = r"\\(?:iff|implies|impliedby|Leftrightarrow|Longleftrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z])"
+_SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]|{_IMPLIES}")
 
 
 @dataclass(frozen=True)
@@ -67,11 +69,13 @@ class Renamed:
     """An equation for the target's part under an index letter of the answer's own: ``u_k`` or
     ``u_{w_s}`` for the sample vector ``u_{w_k}``, ``u_j`` for ``u_w``. ``letter`` takes the value
     of the target's ``target_letter``, as a position in the index list ``walks`` when there is one
-    (so that ``u_k`` is the k-th sample's vector, as in the sum ``\\sum_{k=1}^K u_k``)."""
+    (so that ``u_k`` is the k-th sample's vector, as in the sum ``\\sum_{k=1}^K u_k``), or the
+    place in ``walks`` of the word it holds (``u_{w_s}`` for 2c-ii's repeated sample ``u_w``)."""
 
     letter: str
     target_letter: str
     walks: str = ""
+    from_word: bool = False  # the target's letter holds a word, and ``letter`` its place in ``walks``
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class Found:
     where: str  # "the last displayed equation for it"
     line: int = 1  # of the answer, from 1
     before: tuple[Equation, ...] = ()  # the equations above it, where the answer defines its names
+    after: tuple[Equation, ...] = ()  # and below it ("..., where $\\delta_1 = ...$")
     entries: tuple[str, ...] = ()  # the letters of an equation for entries: (j,) of dJ/dtheta_j
     renamed: Renamed | None = None  # the target's index under a letter of the answer's own (u_k)
 
@@ -113,12 +118,13 @@ def equations(answer: str) -> list[Equation]:
         else:
             found += [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
         previous_end = end
-    for start, text in _plain_lines(answer):  # "∂J/∂l = ŷ − y", written without $
+    for start, text in plain_formulas(answer):  # "∂J/∂l = ŷ − y", written without $
         found += _equations_in(text, line(start), on_answer_line(start), True)
     if region is not None and not any(e.on_answer_line for e in found):
         text = answer[region[0] : region[1]].strip().strip("*_").strip()
         if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
             found += _equations_in(text, line(region[0]), True, True)
+    found.sort(key=lambda equation: equation.line)  # the plain lines' among the others, in the answer's order
     if region is not None and _prose(answer[region[0] : _first_math(answer, region)]):
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
@@ -159,16 +165,27 @@ def _answer_region(answer: str) -> tuple[int, int] | None:
     return (start, start + len(below)) if start != -1 else None
 
 
-def _plain_lines(answer: str) -> list[tuple[int, str]]:
-    """Lines without math delimiters that hold a derivative in unicode (∂, ∇), with their offsets."""
+def plain_formulas(answer: str) -> list[tuple[int, str]]:
+    """The formulas of lines without math delimiters, written in unicode, with their offsets."""
     found, start = [], 0
     for line in answer.splitlines(keepends=True):
-        if "$" not in line and "\\" not in line and ("∂" in line or "∇" in line) and "=" in line:
-            # From the derivative on ("So ∂J/∂l = ..."), up to a gap of spaces before a remark.
-            derivative = min(i for i in (line.find("∂"), line.find("∇")) if i != -1)
-            found.append((start + derivative, re.split(r"\s{3,}", line[derivative:].strip())[0]))
+        if "$" not in line and "\\" not in line and "=" in line:
+            found += [(start + offset, text) for offset, text in _plain_formulas(line)]
         start += len(line)
     return found
+
+
+def _plain_formulas(line: str) -> list[tuple[int, str]]:
+    """Each derivative of a line (∂, ∇) from where it starts ("So ∂J/∂l = ..."; "..., so ∂CE/∂θ =
+    ŷ − y": two), up to a gap of spaces before a remark; else, on a line of math alone, its
+    equations (the definitions "δ₂ = ŷ − y, δ₁ = δ₂ W₂ᵀ ⊙ h ⊙ (1 − h)")."""
+    starts = [match.start() for match in _PLAIN_DERIVATIVE.finditer(line)]
+    if starts:
+        pieces = zip(starts, [*starts[1:], len(line)])
+        return [(begin, re.split(r"\s{3,}", line[begin:end].strip())[0]) for begin, end in pieces]
+    if _PLAIN_MATH.search(line) and not _prose(line):
+        return [(len(line) - len(line.lstrip()), line.strip())]
+    return []
 
 
 def _maths(answer: str) -> list[tuple[int, int, str, bool]]:
@@ -319,10 +336,15 @@ class Derivative:
     entries: tuple[str, ...] = ()
 
 
+_PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]")  # not the ∂ below the fraction bar of ∂J/∂x
+_PLAIN_MATH = re.compile("[ŷᵀ⊙∘σ∑Σ𝟙⊤₀-₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥα-ωΘ]")
+_UPRIGHT_D = re.compile(r"\\(?:mathrm|text|operatorname|textrm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}")
+
+
 def derivative_of(left: str) -> Derivative | None:
     """The derivative a left side is, or None when it is something else."""
     try:
-        found = tokens(left)
+        found = tokens(_UPRIGHT_D.sub(" d ", left))  # \mathrm{d}J is dJ
     except ReadError:
         return None
     found, entries = _entry_wrapper(found)
@@ -370,6 +392,8 @@ def _is_d(found: list[Token], index: int) -> bool:
     if token.text != "d" or index + 1 >= len(found):
         return False
     following = found[index + 1]
+    if following.text == "}":  # the operator \frac{d}{d\theta}
+        return index >= 2 and found[index - 1].text == "{" and found[index - 2].text in ("\\frac", "\\dfrac", "\\tfrac")
     return following.kind == "letter" or following.kind == "command" or following.text == "{"
 
 
@@ -423,10 +447,12 @@ def final_formula(
                 matching.append(_Match(position, specific=specific or wrt == case_name != target_name))
         elif entries := _entries(derivative, target, target_key, vocabulary):
             matching.append(_Match(position, entries, specific))
-        elif (renamed := _renamed(derivative, target, vocabulary)) is not None:
+        elif (renamed := _renamed(derivative, target, vocabulary, case)) is not None:
             matching.append(_Match(position, specific=specific, renamed=renamed[0], rank=renamed[1]))
     if any(m.specific for m in matching):
         matching = [m for m in matching if m.specific]
+    if any(not _zero(listed[m.position]) for m in matching):  # "= 0": when it vanishes, not what it is
+        matching = [m for m in matching if not _zero(listed[m.position])]
     if matching:  # the handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j
         best = min(m.rank for m in matching)
         matching = [m for m in matching if m.rank == best]
@@ -437,8 +463,8 @@ def final_formula(
         if chosen:
             match = chosen[-1]
             equation = listed[match.position]
-            before = listed[: match.position]
-            return Found(equation.parts[-1], where, equation.line, before, match.entries, match.renamed)
+            before, after = listed[: match.position], listed[match.position + 1 :]
+            return Found(equation.parts[-1], where, equation.line, before, after, match.entries, match.renamed)
     if alone and math.one_line and len(listed) == 1 and not listed[0].left:
         return Found(listed[0].parts[-1], "the answer's one line")
     return None
@@ -455,6 +481,14 @@ _PICKS: tuple[tuple[Callable[[Equation], bool], str, bool], ...] = (
 )
 
 
+_ZERO = re.compile(r"\\(?:mathbf|boldsymbol|vec|bm|mathbb)\{?\s*0\s*\}?|0")
+
+
+def _zero(equation: Equation) -> bool:
+    """Whether the equation's last part is 0 (``\\mathbf{0}``), as in "it is zero when ..."."""
+    return _ZERO.fullmatch(equation.parts[-1].strip().rstrip(".,;").strip()) is not None
+
+
 @dataclass(frozen=True)
 class _Match:
     """An equation that answers the target: its position, the letters of an equation for entries,
@@ -467,7 +501,9 @@ class _Match:
     rank: int = 0  # how close to the target's own name (see _renamed)
 
 
-def _renamed(derivative: Derivative, target: Target, vocabulary: Vocabulary) -> tuple[Renamed, int] | None:
+def _renamed(
+    derivative: Derivative, target: Target, vocabulary: Vocabulary, case: dict[str, str]
+) -> tuple[Renamed, int] | None:
     """How an equation for a part of the target's family names the target's index with a letter
     of its own (``\\partial J / \\partial u_k`` or ``u_{w_s}`` for ``u_{w_k}``; ``u_j`` for
     ``u_w``), with its rank: 1 when it keeps the letter or the index list (``u_k``, ``u_{w_s}``),
@@ -479,11 +515,16 @@ def _renamed(derivative: Derivative, target: Target, vocabulary: Vocabulary) -> 
         return None
     target_walks, target_letter = _index_letter(wanted.subscript, vocabulary)
     walks, letter = _index_letter(wrt.subscript, vocabulary)
-    if not target_letter or not letter or letter in vocabulary.named_indices or walks not in ("", target_walks):
+    if not target_letter or not letter or letter in vocabulary.named_indices:
+        return None
+    # u_{w_s} for a word the case draws from the samples (2c-ii's w = w_1): s is where it was drawn
+    drawn = bool(walks) and not target_walks and case.get(target_letter, "").startswith(f"{walks}_")
+    if walks not in ("", target_walks) and not drawn:
         return None
     if not _differentiates(derivative.numerator, target, vocabulary):
         return None
-    return Renamed(letter, target_letter, target_walks), 1 if walks or letter == target_letter else 2
+    rank = 1 if walks or letter == target_letter else 2
+    return Renamed(letter, target_letter, target_walks or walks, drawn), rank
 
 
 def _index_letter(subscript: tuple[Token, ...], vocabulary: Vocabulary) -> tuple[str, str]:

@@ -77,6 +77,9 @@ _UNICODE = {
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
     "σ": "\\sigma ",
 }
+# Unicode subscripts, a run of them one subscript: W₁ is W_{1}, Wⱼᵢ is W_{ji}.
+_SUBSCRIPT_LETTERS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ", "0123456789aeoxhklmnpstijuv")
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ]+")
 _TOKEN = re.compile(
     r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|])"
     r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
@@ -143,7 +146,8 @@ def tokens(latex: str) -> list[Token]:
     """The tokens of ``latex``, with unicode written as LaTeX and sizing commands dropped."""
     if len(latex) > MAX_LENGTH:
         raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
-    text = "".join(_UNICODE.get(char, char) for char in latex)
+    text = _SUBSCRIPTS.sub(lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}", latex)
+    text = "".join(_UNICODE.get(char, char) for char in text)
     found: list[Token] = []
     position = 0
     while position < len(text):
@@ -191,15 +195,18 @@ class Vocabulary:
     def __init__(self, notation: Notation) -> None:
         self.symbols = {key_of(spelling): s.latex for s in notation.symbols for spelling in (s.latex, *s.spellings)}
         self.families = {key_of(spelling): f.base for f in notation.families for spelling in (f.base, *f.spellings)}
+        self.entries_of = {f.base: key_of(f.of) for f in notation.families if f.part == "entry"}
         self.index_lists = {index.name for index in notation.indices if index.length}
         self.named_indices = {index.name for index in notation.indices if not index.length}
+        self.sizes = set(notation.dims) - set(self.symbols)
         self.definitions: dict[str, Node] = {}
 
     def defines(self, key: str) -> bool:
         """Whether an answer may define ``key``: any name but a part of a family (``u_w``), which
         stands for a row or entry of a symbol it may define instead. A definition of a handout's
         name (``a = x W_1 + b_1`` where ``a`` also spells ``h``) is the answer's meaning of it."""
-        return key.split("_", 1)[0] not in self.families
+        stem, _, index = key.partition("_")
+        return not (index and stem in self.families)
 
     def with_definition(self, key: str, node: Node) -> Vocabulary:
         defined = copy.copy(self)  # the notation's names shared, the answer's own copied
@@ -253,7 +260,7 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
     if reader.peek().text in _STOPS:
         start = reader.peek().start
         return node, "".join(_UNICODE.get(c, c) for c in latex)[start:].strip()
-    raise ReadError(f"it cannot be read from {reader.peek().text!r} on")
+    raise ReadError(f"it cannot be read from '{reader.peek().text}' on")
 
 
 class _Reader:
@@ -281,7 +288,7 @@ class _Reader:
     def expect(self, text: str) -> None:
         token = self.take()
         if token.text != text:
-            raise ReadError(f"expected {text!r} but found {token.text!r} (are the brackets balanced?)")
+            raise ReadError(f"expected '{text}' but found '{token.text}' (are the brackets balanced?)")
 
     def group(self) -> tuple[Token, ...]:
         """A LaTeX argument: ``{...}`` (without its braces) or one token."""
@@ -388,7 +395,7 @@ class _Reader:
         try:
             exponent = float(text)
         except ValueError:
-            raise ReadError(f"it raises to the power {text!r}; only numbers and transposes are read") from None
+            raise ReadError(f"it raises to the power '{text}'; only numbers and transposes are read") from None
         if abs(exponent) > 8:
             raise ReadError("it raises to a power above 8")
         return Power(node, exponent)
@@ -434,13 +441,13 @@ class _Reader:
             return Call("exp", self.sub_reader(self.group()).whole())
         atom = self.atom()
         if atom is None:
-            raise ReadError(f"it cannot be read from {token.text!r} on")
+            raise ReadError(f"it cannot be read from '{token.text}' on")
         return Transpose(self.resolve(atom)) if atom.transposed else self.resolve(atom)
 
     def whole(self) -> Node:
         node = self.expression()
         if not self.at_end():
-            raise ReadError(f"it cannot be read from {self.peek().text!r} on")
+            raise ReadError(f"it cannot be read from '{self.peek().text}' on")
         return node
 
     def number(self) -> Node:
@@ -599,7 +606,7 @@ class _Reader:
             return Indicator(right, left, True)
         if operator in ("\\leq", "\\le"):
             return Indicator(right, left, False)
-        raise ReadError(f"the indicator's condition uses {operator!r}; write it with > or \\geq")
+        raise ReadError(f"the indicator's condition uses '{operator}'; write it with > or \\geq")
 
     # ------------------------------------------------------------------ sums
 
@@ -625,7 +632,7 @@ class _Reader:
         skips, the condition its terms meet and the first value."""
         token = self.take()
         if token.kind != "letter":
-            raise ReadError(f"a sum's index must be a letter, not {token.text!r}")
+            raise ReadError(f"a sum's index must be a letter, not '{token.text}'")
         following = self.peek().text
         if following in ("\\neq", "\\ne"):
             self.take()
@@ -640,7 +647,7 @@ class _Reader:
         if following in ("\\in", ""):
             return token.text, None, None, 1  # the range is that of what the index picks out
         raise ReadError(
-            f"the sum's range {_flat(tuple(self.found))!r} is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
+            f"the sum's range '{_flat(tuple(self.found))}' is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
         )
 
     # ------------------------------------------------------------------ names
@@ -713,9 +720,17 @@ class _Reader:
         if atom.base == "delta" and len(letters) == 2 and len(atom.subscript) <= 4:  # Kronecker's delta_{wo}
             return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
         if atom.subscript and atom.stem in vocabulary.families:
-            return Part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
+            family = vocabulary.families[atom.stem]
+            whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
+            if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
+                return Entry(whole, (self.index_expression(atom.subscript),))
+            return Part(family, self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:
             return Entry(Name(vocabulary.symbols[atom.stem]), self.entry_indices(atom.subscript))
+        if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity
+            raise ReadError(
+                f"{atom.key} is a size of this question's notation, which a formula uses only as a sum's limit"
+            )
         raise ReadError(f"{_shown_atom(atom)} is not a symbol of this question's notation")
 
     def entry_indices(self, group: tuple[Token, ...]) -> tuple[IndexExpression, ...]:
@@ -732,7 +747,9 @@ class _Reader:
         vocabulary = self.vocabulary
         if len(texts) == 3 and texts[1] == "_" and vocabulary is not None and texts[0] in vocabulary.index_lists:
             return IndexOf(texts[0], IndexName(texts[2]))
-        raise ReadError(f"the index {''.join(texts)!r} is not read; use a letter (u_w) or a sample (u_{{w_k}})")
+        lists = sorted(vocabulary.index_lists) if vocabulary is not None else []
+        listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
+        raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
 
 
 def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
@@ -747,7 +764,7 @@ def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
             return name, 0
         if len(rest) == 2 and rest[0] in "+-" and rest[1].isdigit():
             return name, int(rest[1]) * (1 if rest[0] == "+" else -1)
-    raise ReadError(f"the sum's upper limit {''.join(texts)!r} is not read; write a size such as K or |V|")
+    raise ReadError(f"the sum's upper limit '{''.join(texts)}' is not read; write a size such as K or |V|")
 
 
 def _shown_atom(atom: Atom) -> str:

@@ -154,6 +154,17 @@ def children(node: Node) -> tuple[Node, ...]:
     return ()
 
 
+def kinks(node: Node) -> list[Node]:
+    """What ``node`` compares with 0 where its value jumps: ``z`` of ``\\mathbb{1}[z > 0]`` (as
+    ``left - right``) and of ``\\mathrm{ReLU}'(z)``, so that a draw can put one of them at exactly 0."""
+    found = [child for child in children(node) for child in kinks(child)]
+    if isinstance(node, Indicator):
+        found.append(Sum(node.left, node.right, subtract=True))
+    if isinstance(node, Call) and node.function in ("relu", "relu'"):
+        found.append(node.argument)
+    return found
+
+
 def has_dot(node: Node) -> bool:
     """Whether ``node`` has a ``\\cdot``, which between two vectors may be a dot product."""
     return (isinstance(node, Product) and node.kind == "dot") or any(has_dot(child) for child in children(node))

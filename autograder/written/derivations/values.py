@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 
-from autograder.written.derivations.evaluate import Scope, entry, evaluate
+from autograder.written.derivations.evaluate import EvaluationError, Scope, entry, evaluate
 from autograder.written.derivations.notation import Convention, Notation
 from autograder.written.derivations.reader import Vocabulary, read
+from autograder.written.derivations.tree import Node
 
 
 @dataclass(frozen=True)
@@ -24,12 +26,24 @@ class Draw:
     lists: dict[str, np.ndarray]  # w -> the samples
 
 
-def draw(notation: Notation, vocabulary: Vocabulary, rng: np.random.Generator, batch: int = 1, trial: int = 0) -> Draw:
+KINK_TRIES = 50  # draws of small integers tried for one that puts a kink at exactly 0
+
+
+def draw(
+    notation: Notation,
+    vocabulary: Vocabulary,
+    rng: np.random.Generator,
+    batch: int = 1,
+    trial: int = 0,
+    small: bool = False,
+) -> Draw:
     """Random values of every symbol; defined symbols computed from the others, in order. With a
     ``batch`` of examples, each symbol of one example (``per_example``) holds one row per example
     (a one-hot row each at an index of its own), and the others are shared by all. A list that
     ``repeats`` its first index holds it 2, 3, ... times as ``trial`` grows, so that no constant
-    passes for a count. ``vocabulary``: the notation's, to read the definitions with."""
+    passes for a count. ``small``: entries -1, 0 or 1, whose sums are exact in any order, so that
+    ``x W + b_1`` can be exactly 0. ``vocabulary``: the notation's, to read the definitions with."""
+    normal: Callable[..., Any] = partial(rng.integers, -1, 2) if small else rng.normal
     named: dict[str, int] = {}
     lists: dict[str, np.ndarray] = {}
     for index in notation.indices:
@@ -50,21 +64,45 @@ def draw(notation: Notation, vocabulary: Vocabulary, rng: np.random.Generator, b
             continue
         sizes = [notation.dims[d] for d in symbol.dims]
         if symbol.kind == "scalar":
-            value = np.array([[rng.integers(1, 5) if symbol.positive else rng.normal()]], dtype=float)
+            value = np.array([[rng.integers(1, 5) if symbol.positive else normal()]], dtype=float)
         elif symbol.kind == "matrix":
-            value = rng.normal(size=sizes)
+            value = normal(size=sizes).astype(float)
         elif symbol.kind == "counts":
             counted = np.bincount(lists[symbol.at], minlength=sizes[0]).astype(float).reshape(1, -1)
             value = counted if notation.vectors == "row" else counted.T
         else:
             rows = batch if symbol.per_example else 1
-            value = np.zeros((rows, sizes[0])) if symbol.kind == "onehot" else rng.normal(size=(rows, sizes[0]))
+            value = (
+                np.zeros((rows, sizes[0])) if symbol.kind == "onehot" else normal(size=(rows, sizes[0])).astype(float)
+            )
             if symbol.kind == "onehot":
                 hot = [named[symbol.at]] if rows == 1 else rng.integers(0, sizes[0], size=rows)
                 value[np.arange(rows), hot] = 1.0
             value = value if notation.vectors == "row" or rows > 1 else value.T
         symbols[symbol.latex] = value
     return Draw(symbols, named, lists)
+
+
+def kink_draw(
+    notation: Notation, vocabulary: Vocabulary, rng: np.random.Generator, kinks: list[Node], batch: int = 1
+) -> Draw:
+    """A draw of small integers in which one of the reference's ``kinks`` (``x W + b_1`` of
+    ``\\mathbb{1}[x W + b_1 > 0]``) is exactly 0 in some entry and not in all: there ``>`` and
+    ``\\geq`` differ, as does a ReLU' that is not 0 at 0. The last one tried when none is."""
+    values = draw(notation, vocabulary, rng, batch, small=True)
+    for _ in range(KINK_TRIES):
+        if any(_partly_zero(kink, scope_of(notation, values, None, {})) for kink in kinks):
+            break
+        values = draw(notation, vocabulary, rng, batch, small=True)
+    return values
+
+
+def _partly_zero(node: Node, scope: Scope) -> bool:
+    try:
+        zero = evaluate(node, scope) == 0
+    except EvaluationError:  # inside a sum, with its index: not one value here
+        return False
+    return bool(zero.any() and not zero.all())
 
 
 def _is_vector(value: np.ndarray) -> bool:

@@ -29,8 +29,8 @@ from autograder.written.derivations.final import (
 )
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
-from autograder.written.derivations.tree import Node, has_dot, shown
-from autograder.written.derivations.values import Draw, case_values, draw, oriented, scope_of
+from autograder.written.derivations.tree import Name, Node, Number, has_dot, kinks, shown
+from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
 TRIALS = 3
 _RELATIVE = 1e-9  # float64 computations of one formula agree to about 1e-14
@@ -39,6 +39,10 @@ Status = Literal["equal", "not equal", "unreadable"]
 # What a student's text may make the checker raise (a bug of ours): the verdict says so, grading goes on.
 _CHECKER_FAILED = (ArithmeticError, IndexError, KeyError, ValueError, RecursionError)
 _ORDER: dict[str, int] = {"not equal": 0, "unreadable": 1, "equal": 2}
+_AT_KINK = (
+    "it differs only where a quantity it compares with 0 is exactly 0 (> against \\geq, or the "
+    "derivative of ReLU at 0): the handout says which it is there"
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ def compare(
     rng = np.random.default_rng(20261125)
     batches = sorted({notation.dims[c.batch] if c.batch else 1 for c in conventions})
     draws = {batch: [draw(notation, vocabulary, rng, batch, trial) for trial in range(TRIALS)] for batch in batches}
+    if at := kinks(reference):  # and one draw where 1[z > 0] and 1[z >= 0] differ
+        for batch, found in draws.items():
+            found.append(kink_draw(notation, vocabulary, rng, at, batch))
     readings = [Reading(student, entries, dot, renamed) for dot in ((False, True) if has_dot(student) else (False,))]
     with np.errstate(all="ignore"):  # a student's 1/0 is a value that is not finite, not a warning
         # The reference's value on each draw, once: every convention and reading compares with it.
@@ -148,8 +155,12 @@ def _differs(student: Reading, notation: Notation, convention: Convention, sampl
         problems.append(_difference(got, want))
     if not any(problems):
         return None
-    # A way it differs holds for every draw, or it is no way it differs ("2 times" on one draw only).
-    problem = problems[0] if len(set(problems)) == 1 else "its values differ from the right answer's"
+    if len(problems) > TRIALS and not any(problems[:TRIALS]):
+        problem = _AT_KINK
+    elif len(set(problems)) == 1:  # a way it differs holds for every draw ("2 times" on one only is none)
+        problem = problems[0]
+    else:
+        problem = "its values differ from the right answer's"
     return f"{problem} (with {convention.name})"
 
 
@@ -159,6 +170,8 @@ def _rename(scope: Scope, renamed: Renamed) -> None:
     if renamed.target_letter not in scope.bound:
         return
     position, walks = scope.bound.pop(renamed.target_letter)
+    if renamed.from_word:  # the first place the word was drawn
+        position = int(np.flatnonzero(scope.lists[renamed.walks] == position)[0])
     scope.bound[renamed.letter] = (position, renamed.walks or walks)
 
 
@@ -257,7 +270,7 @@ def read_final(
     found = final_formula(math, target, case_key, vocabulary, len(question.targets) == 1, case)
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
-    vocabulary = defined_names(found.before, vocabulary)
+    vocabulary = defined_names(found.after, defined_names(found.before, vocabulary), later=True)
     latex = _case_row(found.latex, case)
     if latex is None:
         return found, None, f"its cases have no row for {_condition(case)}"
@@ -274,19 +287,26 @@ def _shown_latex(latex: str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary) -> Vocabulary:
-    """``vocabulary`` with the names ``equations`` define (``\\delta_1 = ...``): each stands for the
-    last part of its definition that can be read, as the student wrote it."""
+def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bool = False) -> Vocabulary:
+    """``vocabulary`` with the names ``equations`` define (``\\delta_1 = ...``, and the handout's
+    own names: ``\\hat y = \\sigma(U v_c)`` is what that answer means by ``\\hat y``): each stands
+    for the last part of its definition that can be read, as the student wrote it. A handout's name
+    set to a name or a number (``\\hat y = y`` in "it is zero when ...") is a condition, not a
+    definition. ``later``: equations below the final formula ("where $\\delta_1 = ...$"), which
+    define only names neither the handout nor the answer above has."""
     for equation in equations:
         key = defined_name(equation.left) if equation.left else None
         if key is None or not vocabulary.defines(key):
+            continue
+        if later and (key in vocabulary.symbols or key in vocabulary.definitions):
             continue
         for part in reversed(equation.parts):
             try:
                 node, _ = read(part, vocabulary)
             except ReadError:
                 continue
-            vocabulary = vocabulary.with_definition(key, node)
+            if key not in vocabulary.symbols or not isinstance(node, (Name, Number)):
+                vocabulary = vocabulary.with_definition(key, node)
             break
     return vocabulary
 
@@ -358,9 +378,9 @@ def how_to_write(question: DerivationQuestion, target: Target) -> str:
     symbols += [f"${i.name}_k$ (the samples)" for i in notation.indices if i.length]
     return (
         f"write the final formula with the derivative on its left, as "
-        f"$$\\frac{{\\partial J}}{{\\partial {target.wrt}}} = ...$$ (or on a line of its own starting with "
-        f"'Answer:'), with the handout's symbols ({', '.join(dict.fromkeys(symbols))}), \\sigma, \\mathbb{{1}}[...] "
-        "and the notation the handout lists"
+        f"$$\\frac{{\\partial {target.of or 'J'}}}{{\\partial {target.wrt}}} = ...$$ "
+        f"(or on a line of its own starting with 'Answer:'), with the handout's symbols "
+        f"({', '.join(dict.fromkeys(symbols))}), \\sigma, \\mathbb{{1}}[...] and the notation the handout lists"
     )
 
 
@@ -417,7 +437,8 @@ def _derivative(target: Target, case: dict[str, str], for_students: bool = False
     """``d/du_w (w = o)``: the target and its case; for students, only what the question says (not
     which sample or repeated word the check picks)."""
     condition = _condition(case, for_students)
-    return f"d/d{target.wrt.replace('{', '').replace('}', '')}" + (f" ({condition})" if condition else "")
+    derivative = f"d{target.of}/d{target.wrt}".replace("{", "").replace("}", "")  # dh/dx when h is asked for
+    return derivative + (f" ({condition})" if condition else "")
 
 
 def _condition(case: dict[str, str], for_students: bool = False) -> str:
