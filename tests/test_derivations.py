@@ -427,10 +427,20 @@ def test_wrong_answers_found_by_a_ta_are_not_equal(questions, question, answer):
         ("word2vec", "2b-ii", r"let $\hat y = \sigma(U v_c)$. $$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$"),
         ("word2vec", "2b-ii", r"Let $\hat y = \sigma(U v_c)$. "
                               r"$$\frac{\partial J}{\partial v_c} = \sum_w (\hat y_w - y_w) u_w$$"),
+        # One answer, one way of writing vectors: u_{w_k} v_c^T is a matrix beside u_o^T v_c.
+        ("word2vec", "2c-i", _NEG_REST + r"$$\frac{\partial J}{\partial u_{w_k}} = \sigma(u_{w_k} v_c^\top) v_c$$"),
     ],
 )
 def test_wrong_answers_a_third_trial_found_are_not_equal(questions, assignment, question, answer):
     assert _verdict(questions, question, answer, assignment).status == "not equal"
+
+
+@pytest.mark.smoke
+def test_one_way_of_writing_vectors_per_answer(questions):
+    rows = _NEG_REST.replace("^T v_c", " v_c^T") + r"$$\frac{\partial J}{\partial u_k} = \sigma(u_k v_c^\top) v_c$$"
+    assert _verdict(questions, "2c-i", rows).status == "equal"  # row vectors throughout
+    mixed = _verdict(questions, "2c-i", _NEG_REST + r"$$\frac{\partial J}{\partial u_k} = \sigma(u_k v_c^\top) v_c$$")
+    assert mixed.parts[2].note == "it is equal only with row vectors, and the answer's other formulas use column vectors"
 
 
 @pytest.mark.smoke

@@ -54,6 +54,7 @@ class PartVerdict:
     read: str = ""  # how the formula was read, in plain notation
     note: str = ""  # where it differs, or why it cannot be read
     where: str = ""  # where in the answer it was found
+    convention: str = ""  # the first of the question's conventions under which it is equal
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,9 @@ def compare(
     case: dict[str, str],
     entries: tuple[str, ...] = (),
     renamed: Renamed | None = None,
-) -> tuple[Status, str]:
-    """(equal or not equal, one way they differ) of two read formulas. A ``\\cdot`` between two
+) -> tuple[Status, str, str]:
+    """(equal or not equal, one way they differ, the convention under which they are equal) of two
+    read formulas, trying ``conventions`` in order. A ``\\cdot`` between two
     vectors is read both ways (a dot product, or entry by entry as ``\\sigma(z) \\cdot (1 - \\sigma(z))``
     means); one reading equal to the reference is the one the student meant."""
     rng = np.random.default_rng(20261125)
@@ -117,10 +119,10 @@ def compare(
                 batch = notation.dims[convention.batch] if convention.batch else 1
                 problem = _differs(reading, notation, convention, samples[batch])
                 if problem is None:
-                    return "equal", ""
+                    return "equal", "", convention.name
                 problems.append(problem)
     # Where the formula could be computed, how its values differ says more than a shape.
-    return "not equal", next((p for p in problems if not p.startswith(_SHAPES)), problems[0])
+    return "not equal", next((p for p in problems if not p.startswith(_SHAPES)), problems[0]), ""
 
 
 @dataclass(frozen=True)
@@ -257,8 +259,46 @@ def judge(answer: str, question: DerivationQuestion) -> Verdict:
             except _CHECKER_FAILED as error:
                 note = f"the checker could not read it ({type(error).__name__}: {error}); tell the course staff"
                 parts.append(PartVerdict(_derivative(target, case), "unreadable", note=note))
+    parts = _one_convention(parts, question, conventions, math, vocabulary)
     status = min((p.status for p in parts), key=lambda s: _ORDER[s])
     return Verdict(status, tuple(parts))
+
+
+def _one_convention(
+    parts: list[PartVerdict],
+    question: DerivationQuestion,
+    conventions: tuple[Convention, ...],
+    math: AnswerMath | None,
+    vocabulary: Vocabulary,
+) -> list[PartVerdict]:
+    """The parts of one answer are written one way: a formula equal only with row vectors, beside
+    others equal only with column vectors (``u_{w_k} v_c^\\top`` among ``u_o^\\top v_c``), is not
+    equal. The answer's way is the one under which most of its parts are equal (the question's
+    order breaks ties); only when the equal parts were first found equal in different ways are they
+    judged again."""
+    if len({p.convention for p in parts if p.status == "equal"}) < 2 or math is None:
+        return parts
+    cases = [(target, case) for target in question.targets for case in target.cases]
+    equal_under: dict[str, set[int]] = {}
+    for convention in conventions:
+        equal_under[convention.name] = set()
+        for number, (part, (target, case)) in enumerate(zip(parts, cases)):
+            if part.status != "equal":
+                continue
+            if part.convention != convention.name:
+                reference, _ = read(question.references[target.wrt], vocabulary)
+                again = _judge_case(math, (convention,), question, target, case, reference, vocabulary)
+                if again.status != "equal":
+                    continue
+            equal_under[convention.name].add(number)
+    chosen = max(conventions, key=lambda c: len(equal_under[c.name])).name  # the first of the best
+    note = "it is equal only with {}, and the answer's other formulas use " + chosen
+    return [
+        replace(part, status="not equal", note=note.format(part.convention))
+        if part.status == "equal" and number not in equal_under[chosen]
+        else part
+        for number, part in enumerate(parts)
+    ]
 
 
 def read_final(
@@ -414,14 +454,14 @@ def _judge_case(
     notation = question.notation
     try:
         letters = (found.entries, found.renamed)
-        status, note = compare(node, reference, notation, vocabulary, conventions, case, *letters)
+        status, note, convention = compare(node, reference, notation, vocabulary, conventions, case, *letters)
         if status == "not equal" and conventions != question.conventions:
-            unsaid, _ = compare(node, reference, notation, vocabulary, question.conventions, case, *letters)
+            unsaid, _, _ = compare(node, reference, notation, vocabulary, question.conventions, case, *letters)
             if unsaid == "equal":
                 note += "; it would be equal with the vectors the answer does not say it uses"
     except EvaluationError as error:
         return PartVerdict(name, "unreadable", shown(node), str(error), where)
-    return PartVerdict(name, status, shown(node), note, where)
+    return PartVerdict(name, status, shown(node), note, where, convention)
 
 
 def _case_key(target: Target, case: dict[str, str]) -> str:
