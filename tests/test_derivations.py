@@ -479,6 +479,11 @@ def test_a_kink_met_exactly_is_said(questions):
                              r"$$\frac{\partial J}{\partial u_o} = (s_o - 1) v_c$$ "
                              r"$$\frac{\partial J}{\partial u_{w_k}} = s_k v_c$$ "
                              r"where $s_o = \sigma(u_o^\top v_c)$ and $s_k = \sigma(u_{w_k}^\top v_c)$."),
+        # Cases by the value of the one-hot vector, and a factor in brackets that holds an indicator.
+        ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l_i} = \begin{cases} \hat y_i - 1 & \text{if } y_i = 1 "
+                            r"\\ \hat y_i & \text{otherwise}\end{cases}$$"),
+        ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l_i} = \hat y_i (1 - \mathbb{1}[y_i = 1]) + "
+                            r"(\hat y_i - 1)\mathbb{1}[y_i = 1]$$"),
         # 2c-ii in CS224n's notation: the repeated sample named u_{w_s}.
         ("word2vec", "2c-ii", r"$$\frac{\partial J}{\partial u_{w_s}} = \sum_{k: w_k = w_s} "
                               r"\sigma(u_{w_k}^\top v_c)\, v_c$$"),

@@ -108,7 +108,7 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
         return _call(node.function, evaluate(node.argument, scope))
     if isinstance(node, Indicator):
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
-        compared = _combine(left, right, np.greater if node.strict else np.greater_equal, "compare")
+        compared = _combine(left, right, _RELATIONS[node.relation], "compare")
         return compared.astype(float)
     return _summation(node, scope)
 
@@ -305,6 +305,9 @@ _FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "softmax": _softmax,
     "diag": _diag,
 }
+
+
+_RELATIONS = {">": np.greater, "≥": np.greater_equal, "=": np.equal}
 
 
 def _call(function: str, value: np.ndarray) -> np.ndarray:

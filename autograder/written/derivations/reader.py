@@ -41,6 +41,7 @@ from autograder.written.derivations.tree import (
     Power,
     Product,
     ProductKind,
+    Relation,
     SameIndex,
     Sum,
     Summation,
@@ -117,7 +118,7 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 _TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
 _ELEMENTWISE = {"\\odot", "\\circ"}
 _TRANSPOSE = {"\\top", "T", "\\intercal", "\\mathsf{T}", "\\mathrm{T}", "\\text{T}", "t", "\\prime", "'"}
-_COMPARE = {">": True, "\\gt": True, "\\geq": False, "\\ge": False, ">=": False}
+_COMPARE: dict[str, Relation] = {">": ">", "\\gt": ">", "\\geq": "≥", "\\ge": "≥", ">=": "≥"}
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
 _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
 _STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|"}
@@ -126,8 +127,12 @@ _LESS = {"<", "\\lt", "\\leq", "\\le"}
 _NO_FACTOR = _STOPS | _ELEMENTWISE | {"\\otimes"} | _TIMES | set(_COMPARE) | _LESS | {"\\neq", "\\ne", "\\}", "\\colon"}
 
 
-# "(w \neq o)", "(\text{for } w = o)", "(if w = o)" closing a formula: when it holds, not a factor.
-_CONDITION_AT_END = re.compile(r"\s*\((?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$")
+# "(w \neq o)", "(\text{for } w = o)", "(if w = o)" closing a formula: when it holds, not a factor
+# (an indicator inside, as in "(1 - \mathbb{1}[y_i = 1])", makes it a factor).
+_CONDITION_AT_END = re.compile(
+    r"\s*\((?![^()]*(?:\\mathbb|\\mathbf|\\mathds|\[))"
+    r"(?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$"
+)
 
 
 class ReadError(ValueError):
@@ -579,15 +584,20 @@ class _Reader:
         return node
 
     def same_index(self) -> SameIndex | None:
-        """``w = o`` or ``w_k \\neq w`` up to the closing bracket: indices compared, else None."""
+        """``w = o`` or ``w_k \\neq w`` up to the closing bracket: indices compared, else None
+        (``y_i = 1`` compares values)."""
         for length in (1, 3):
             operator = self.peek(length).text
             if operator in ("=", "\\neq", "\\ne"):
                 left = tuple(self.found[self.position : self.position + length])
                 after = self.position + length + 1
                 right = tuple(self.found[after : after + (3 if self.peek(length + 2).text == "_" else 1)])
+                try:
+                    indices = self.index_expression(left), self.index_expression(right)
+                except ReadError:
+                    return None  # not indices: values compared (y_i = 1)
                 self.position = after + len(right)
-                return SameIndex(self.index_expression(left), self.index_expression(right), operator != "=")
+                return SameIndex(*indices, operator != "=")
         return None
 
     def condition(self) -> Node:
@@ -602,10 +612,12 @@ class _Reader:
         right = self.expression()
         if operator in _COMPARE:
             return Indicator(left, right, _COMPARE[operator])
+        if operator == "=":
+            return Indicator(left, right, "=")
         if operator in ("<", "\\lt"):
-            return Indicator(right, left, True)
+            return Indicator(right, left, ">")
         if operator in ("\\leq", "\\le"):
-            return Indicator(right, left, False)
+            return Indicator(right, left, "≥")
         raise ReadError(f"the indicator's condition uses '{operator}'; write it with > or \\geq")
 
     # ------------------------------------------------------------------ sums

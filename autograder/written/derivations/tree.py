@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+Relation = Literal[">", "≥", "="]
 ProductKind = Literal["product", "elementwise", "divide", "dot", "outer"]  # dot: \\cdot, a dot product between vectors
 FUNCTIONS = ("sigma", "sigma'", "relu", "relu'", "exp", "log", "tanh", "softmax", "diag")
 
@@ -102,11 +103,12 @@ class Call:
 
 @dataclass(frozen=True)
 class Indicator:
-    """``\\mathbb{1}[left > right]``, entry by entry; ``strict`` false for ``\\geq``."""
+    """``\\mathbb{1}[left > right]``, entry by entry; ``relation`` ``≥`` for ``\\geq``, ``=`` for
+    ``\\mathbb{1}[y_i = 1]``."""
 
     left: Node
     right: Node
-    strict: bool = True
+    relation: Relation = ">"
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,7 @@ def kinks(node: Node) -> list[Node]:
     """What ``node`` compares with 0 where its value jumps: ``z`` of ``\\mathbb{1}[z > 0]`` (as
     ``left - right``) and of ``\\mathrm{ReLU}'(z)``, so that a draw can put one of them at exactly 0."""
     found = [child for child in children(node) for child in kinks(child)]
-    if isinstance(node, Indicator):
+    if isinstance(node, Indicator) and node.relation != "=":
         found.append(Sum(node.left, node.right, subtract=True))
     if isinstance(node, Call) and node.function in ("relu", "relu'"):
         found.append(node.argument)
@@ -196,7 +198,7 @@ def shown(node: Node) -> str:
     if isinstance(node, Call):
         return f"{node.function}({shown(node.argument)})"
     if isinstance(node, Indicator):
-        return f"1[{shown(node.left)} {'>' if node.strict else '≥'} {shown(node.right)}]"
+        return f"1[{shown(node.left)} {node.relation} {shown(node.right)}]"
     skip = f" ≠ {_index(node.skip)}" if node.skip is not None else ""
     condition = f": {shown(node.condition)[2:-1]}" if node.condition is not None else ""
     lower = f"={node.lower}" if node.lower != 1 or node.upper else ""
