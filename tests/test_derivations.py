@@ -288,14 +288,21 @@ def test_equations_are_cut_at_separators_outside_brackets():
 
 
 @pytest.mark.smoke
-def test_row_and_column_vectors_both_count_unless_the_answer_says_which(questions):
+def test_the_handouts_vectors_unless_the_answer_says_the_others(questions):
     column = r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$"
     row = r"$$\frac{\partial J}{\partial v_c} = (\hat y - y) U$$"
-    assert _verdict(questions, "2b-ii", column).status == "equal"
-    assert _verdict(questions, "2b-ii", row).status == "equal"
+    assert _verdict(questions, "2b-ii", column).status == "equal"  # part 2's vectors are columns
+    unsaid = _verdict(questions, "2b-ii", row)
+    assert unsaid.status == "not equal"
+    assert unsaid.parts[0].note.endswith("it would be equal with row vectors, which the answer does not say it uses")
+    assert _verdict(questions, "2b-ii", "With row vectors: " + row).status == "equal"
     said = r"With column vectors, $$\frac{\partial J}{\partial U} = (\hat y - y)^\top v_c$$"
     assert _verdict(questions, "2b-iv", said).status == "not equal"
     assert _verdict(questions, "2b-iv", said.replace("column", "row")).status == "equal"
+    # Part 1 writes examples as rows: a formula for columns counts when the answer says so.
+    columns = r"$$\frac{\partial J}{\partial x} = W_1 (W_2 (\hat y - y) \odot \sigma'(z_1))$$"
+    assert _verdict(questions, "1d-i", columns).status == "not equal"
+    assert _verdict(questions, "1d-i", "I use column vectors. " + columns).status == "equal"
 
 
 def test_a_convention_may_transpose_a_matrix_where_the_handout_allows_both(questions):
@@ -433,14 +440,6 @@ def test_wrong_answers_found_by_a_ta_are_not_equal(questions, question, answer):
 )
 def test_wrong_answers_a_third_trial_found_are_not_equal(questions, assignment, question, answer):
     assert _verdict(questions, question, answer, assignment).status == "not equal"
-
-
-@pytest.mark.smoke
-def test_one_way_of_writing_vectors_per_answer(questions):
-    rows = _NEG_REST.replace("^T v_c", " v_c^T") + r"$$\frac{\partial J}{\partial u_k} = \sigma(u_k v_c^\top) v_c$$"
-    assert _verdict(questions, "2c-i", rows).status == "equal"  # row vectors throughout
-    mixed = _verdict(questions, "2c-i", _NEG_REST + r"$$\frac{\partial J}{\partial u_k} = \sigma(u_k v_c^\top) v_c$$")
-    assert mixed.parts[2].note == "it is equal only with row vectors, and the answer's other formulas use column vectors"
 
 
 @pytest.mark.smoke

@@ -54,7 +54,6 @@ class PartVerdict:
     read: str = ""  # how the formula was read, in plain notation
     note: str = ""  # where it differs, or why it cannot be read
     where: str = ""  # where in the answer it was found
-    convention: str = ""  # the first of the question's conventions under which it is equal
 
 
 @dataclass(frozen=True)
@@ -259,46 +258,8 @@ def judge(answer: str, question: DerivationQuestion) -> Verdict:
             except _CHECKER_FAILED as error:
                 note = f"the checker could not read it ({type(error).__name__}: {error}); tell the course staff"
                 parts.append(PartVerdict(_derivative(target, case), "unreadable", note=note))
-    parts = _one_convention(parts, question, conventions, math, vocabulary)
     status = min((p.status for p in parts), key=lambda s: _ORDER[s])
     return Verdict(status, tuple(parts))
-
-
-def _one_convention(
-    parts: list[PartVerdict],
-    question: DerivationQuestion,
-    conventions: tuple[Convention, ...],
-    math: AnswerMath | None,
-    vocabulary: Vocabulary,
-) -> list[PartVerdict]:
-    """The parts of one answer are written one way: a formula equal only with row vectors, beside
-    others equal only with column vectors (``u_{w_k} v_c^\\top`` among ``u_o^\\top v_c``), is not
-    equal. The answer's way is the one under which most of its parts are equal (the question's
-    order breaks ties); only when the equal parts were first found equal in different ways are they
-    judged again."""
-    if len({p.convention for p in parts if p.status == "equal"}) < 2 or math is None:
-        return parts
-    cases = [(target, case) for target in question.targets for case in target.cases]
-    equal_under: dict[str, set[int]] = {}
-    for convention in conventions:
-        equal_under[convention.name] = set()
-        for number, (part, (target, case)) in enumerate(zip(parts, cases)):
-            if part.status != "equal":
-                continue
-            if part.convention != convention.name:
-                reference, _ = read(question.references[target.wrt], vocabulary)
-                again = _judge_case(math, (convention,), question, target, case, reference, vocabulary)
-                if again.status != "equal":
-                    continue
-            equal_under[convention.name].add(number)
-    chosen = max(conventions, key=lambda c: len(equal_under[c.name])).name  # the first of the best
-    note = "it is equal only with {}, and the answer's other formulas use " + chosen
-    return [
-        replace(part, status="not equal", note=note.format(part.convention))
-        if part.status == "equal" and number not in equal_under[chosen]
-        else part
-        for number, part in enumerate(parts)
-    ]
 
 
 def read_final(
@@ -352,12 +313,17 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
 
 
 def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Convention, ...]:
-    """The conventions of the vectors the answer says it uses ("with column vectors"), or all when
-    it says none or both: a formula right only under the convention it rejected is not right."""
+    """The conventions of the vectors the answer says it uses ("with column vectors"); when it says
+    none (or both), those of the handout's own vectors, the first convention's: vectors are what the
+    handout says unless the answer says otherwise, as the handouts tell students. A formula right
+    only under vectors the answer did not choose is not right: ``(\\hat y - y)^\\top v_c`` is the
+    outer product with row vectors, and no product at all with the handout's columns."""
     text = answer.lower()
     said = {o for o in ("row", "column") if re.search(rf"\b{o}[- ]vectors?\b", text)}
     chosen = tuple(c for c in conventions if c.vectors in said)
-    return chosen if len(said) == 1 and chosen else conventions
+    if len(said) == 1 and chosen:
+        return chosen
+    return tuple(c for c in conventions if c.vectors == conventions[0].vectors)
 
 
 def describe(answer: str, question: DerivationQuestion, first_line: int = 1, file: str = "") -> tuple[bool, str]:
@@ -454,14 +420,14 @@ def _judge_case(
     notation = question.notation
     try:
         letters = (found.entries, found.renamed)
-        status, note, convention = compare(node, reference, notation, vocabulary, conventions, case, *letters)
+        status, note, _ = compare(node, reference, notation, vocabulary, conventions, case, *letters)
         if status == "not equal" and conventions != question.conventions:
-            unsaid, _, _ = compare(node, reference, notation, vocabulary, question.conventions, case, *letters)
+            unsaid, _, other = compare(node, reference, notation, vocabulary, question.conventions, case, *letters)
             if unsaid == "equal":
-                note += "; it would be equal with the vectors the answer does not say it uses"
+                note += f"; it would be equal with {other}, which the answer does not say it uses"
     except EvaluationError as error:
         return PartVerdict(name, "unreadable", shown(node), str(error), where)
-    return PartVerdict(name, status, shown(node), note, where, convention)
+    return PartVerdict(name, status, shown(node), note, where)
 
 
 def _case_key(target: Target, case: dict[str, str]) -> str:
