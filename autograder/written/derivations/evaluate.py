@@ -21,6 +21,7 @@ from autograder.written.derivations.tree import (
     IndexName,
     IndexOf,
     Indicator,
+    Let,
     Name,
     Negative,
     Node,
@@ -31,6 +32,7 @@ from autograder.written.derivations.tree import (
     SameIndex,
     Sum,
     Summation,
+    Tabulate,
     Transpose,
     children,
 )
@@ -106,6 +108,10 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
         return evaluate(node.operand, scope).T
     if isinstance(node, Call):
         return _call(node.function, evaluate(node.argument, scope))
+    if isinstance(node, Let):
+        return _with(node.letter, (index_value(node.index, scope), ""), node.body, scope)
+    if isinstance(node, Tabulate):
+        return _tabulate(node, scope)
     if isinstance(node, Indicator):
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         compared = _combine(left, right, _RELATIONS[node.relation], "compare")
@@ -129,7 +135,11 @@ def index_value(index: IndexExpression, scope: Scope) -> int:
         return int(scope.lists[index.indices][position])
     if index.name.isdigit():
         return int(index.name) - 1
-    position, through = _binding(index.name, scope)
+    return _at(*_binding(index.name, scope), scope)
+
+
+def _at(position: int, through: str, scope: Scope) -> int:
+    """The index a bound letter names: its position, or the entry there of the list it walks."""
     return int(scope.lists[through][position]) if through else position
 
 
@@ -141,25 +151,41 @@ def _binding(name: str, scope: Scope) -> tuple[int, str]:
     return scope.bound[name]
 
 
-def _summation(node: Summation, scope: Scope) -> np.ndarray:
-    skip = index_value(node.skip, scope) if node.skip is not None else None
-    saved = scope.bound.get(node.index)
-    total: np.ndarray | None = None
-    positions, through = _positions(node, scope)
+def _with(letter: str, binding: tuple[int, str], node: Node, scope: Scope) -> np.ndarray:
+    """``node`` computed with ``letter`` bound to ``binding``, the binding outside restored."""
+    saved = scope.bound.get(letter)
+    scope.bound[letter] = binding
     try:
-        for position in positions:
-            scope.bound[node.index] = (position, through)
-            if skip is not None and index_value(IndexName(node.index), scope) == skip:
-                continue
-            if node.condition is not None and evaluate(node.condition, scope)[0, 0] == 0:
-                continue
-            term = evaluate(node.body, scope)
-            total = term if total is None else _combine(total, term, np.add, "add")
+        return evaluate(node, scope)
     finally:
         if saved is None:
-            scope.bound.pop(node.index, None)
+            scope.bound.pop(letter, None)
         else:
-            scope.bound[node.index] = saved
+            scope.bound[letter] = saved
+
+
+def _tabulate(node: Tabulate, scope: Scope) -> np.ndarray:
+    like = scope.symbols[node.like]
+    if 1 not in like.shape:
+        raise ShapeError(f"{node.like} is defined entry by entry, but here it is a {_shape(like)}")
+    entries = [_with(node.letter, (position, ""), node.body, scope) for position in range(like.size)]
+    if any(value.shape != (1, 1) for value in entries):
+        raise ShapeError(f"the entries of {node.like} it defines are not numbers")
+    return np.array([value[0, 0] for value in entries]).reshape(like.shape)
+
+
+def _summation(node: Summation, scope: Scope) -> np.ndarray:
+    skip = index_value(node.skip, scope) if node.skip is not None else None
+    total: np.ndarray | None = None
+    positions, through = _positions(node, scope)
+    for position in positions:
+        if skip is not None and _at(position, through, scope) == skip:
+            continue
+        binding = (position, through)
+        if node.condition is not None and _with(node.index, binding, node.condition, scope)[0, 0] == 0:
+            continue
+        term = _with(node.index, binding, node.body, scope)
+        total = term if total is None else _combine(total, term, np.add, "add")
     if total is None:
         raise EvaluationError(f"the sum over {node.index} has no terms")
     return total

@@ -49,6 +49,10 @@ _LOSSES = {"J", "L", "E", "C", "l", "ell"}
 # A comma, \quad, or words in \text that start a remark ("\text{ because } \sum_i y_i = 1") end an equation.
 _REMARK = r"because|since|when|where|if|iff|for|as|so|hence|thus|with|i\.e\.|and|,"
 # So do implications: "= 0 \iff U^T \hat y = u_o" is two statements, not a chain of equalities.
+# What is left of a remark before a definition: "} " of "\text{where }" cut at its word, or the word.
+_LEADING_WORD = re.compile(
+    r"^(?:\\(?:text|mbox|textrm)\s*\{\s*(?:where|with|and|let|here)\s*\}|\}|(?:where|with|and|let)\b)\s*"
+)
 _IMPLIES = r"\\(?:iff|implies|impliedby|Leftrightarrow|Longleftrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z])"
 _SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]|{_IMPLIES}")
 
@@ -117,6 +121,7 @@ def equations(answer: str) -> list[Equation]:
             case = said
         else:
             found += [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
+            case = None  # a case said answers the one math after it ("for $w = o$ and $y_o = 1$: $$...$$")
         previous_end = end
     for start, text in plain_formulas(answer):  # "∂J/∂l = ŷ − y", written without $
         found += _equations_in(text, line(start), on_answer_line(start), True)
@@ -223,6 +228,7 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
         chunks = [c for c in _top_level_split(row, _SEPARATOR) if c.strip()]
         for chunk in chunks:
             sides = [side.strip().strip("&").strip() for side in _top_level_split(chunk, _EQUALS)]
+            sides[0] = _LEADING_WORD.sub("", sides[0])  # "\text{where } \hat y = ..." defines \hat y
             if not any(sides[1:]) and len(sides) > 1:
                 continue  # "a =" or "====": nothing on the right to read
             if len(sides) == 1:

@@ -33,6 +33,7 @@ from autograder.written.derivations.tree import (
     IndexName,
     IndexOf,
     Indicator,
+    Let,
     Name,
     Negative,
     Node,
@@ -45,6 +46,7 @@ from autograder.written.derivations.tree import (
     SameIndex,
     Sum,
     Summation,
+    Tabulate,
     Transpose,
 )
 from autograder.written.expressions import GREEK, GREEK_LETTERS
@@ -201,10 +203,12 @@ class Vocabulary:
         self.symbols = {key_of(spelling): s.latex for s in notation.symbols for spelling in (s.latex, *s.spellings)}
         self.families = {key_of(spelling): f.base for f in notation.families for spelling in (f.base, *f.spellings)}
         self.entries_of = {f.base: key_of(f.of) for f in notation.families if f.part == "entry"}
+        self.entry_symbol = {f.base: f.of for f in notation.families if f.part == "entry"}
         self.index_lists = {index.name for index in notation.indices if index.length}
         self.named_indices = {index.name for index in notation.indices if not index.length}
         self.sizes = set(notation.dims) - set(self.symbols)
         self.definitions: dict[str, Node] = {}
+        self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
 
     def defines(self, key: str) -> bool:
         """Whether an answer may define ``key``: any name but a part of a family (``u_w``), which
@@ -216,6 +220,20 @@ class Vocabulary:
     def with_definition(self, key: str, node: Node) -> Vocabulary:
         defined = copy.copy(self)  # the notation's names shared, the answer's own copied
         defined.definitions = {**self.definitions, key: node}
+        return defined
+
+    def entry_defined(self, key: str) -> tuple[str, str] | None:
+        """(the symbol, the letter) when ``key`` is an entry under a letter of the answer's own
+        (``\\hat y_w``, not ``\\hat y_o``), which defines every entry of the symbol; else None."""
+        stem, _, letter = key.partition("_")
+        family = self.families.get(stem, "")
+        if family not in self.entry_symbol or len(letter) != 1 or not letter.isalpha():
+            return None
+        return (self.entry_symbol[family], letter) if letter not in self.named_indices else None
+
+    def with_entry_definition(self, symbol: str, letter: str, node: Node) -> Vocabulary:
+        defined = copy.copy(self)
+        defined.entry_definitions = {**self.entry_definitions, symbol: (letter, node)}
         return defined
 
 
@@ -727,16 +745,22 @@ class _Reader:
         if atom.key in vocabulary.definitions:  # the answer's own meaning of a name comes first
             return vocabulary.definitions[atom.key]
         if atom.key in vocabulary.symbols:
-            return Name(vocabulary.symbols[atom.key])
+            symbol = vocabulary.symbols[atom.key]
+            if symbol in vocabulary.entry_definitions:  # defined entry by entry: \hat y_w = ...
+                return Tabulate(*vocabulary.entry_definitions[symbol], like=symbol)
+            return Name(symbol)
         letters = [token.text for token in atom.subscript if token.kind == "letter"]
         if atom.base == "delta" and len(letters) == 2 and len(atom.subscript) <= 4:  # Kronecker's delta_{wo}
             return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
         if atom.subscript and atom.stem in vocabulary.families:
             family = vocabulary.families[atom.stem]
+            index = self.index_expression(atom.subscript)
             whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
             if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
-                return Entry(whole, (self.index_expression(atom.subscript),))
-            return Part(family, self.index_expression(atom.subscript))
+                return Entry(whole, (index,))
+            if (entries := vocabulary.entry_definitions.get(vocabulary.entry_symbol.get(family, ""))) is not None:
+                return Let(entries[0], index, entries[1])
+            return Part(family, index)
         if atom.subscript and atom.stem in vocabulary.symbols:
             return Entry(Name(vocabulary.symbols[atom.stem]), self.entry_indices(atom.subscript))
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity

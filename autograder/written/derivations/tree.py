@@ -112,6 +112,26 @@ class Indicator:
 
 
 @dataclass(frozen=True)
+class Let:
+    """``body`` with ``letter`` bound to ``index``: an entry the answer defined under a letter of
+    its own (``\\hat y_w = \\sigma(u_w^\\top v_c)``), taken at ``index`` (``\\hat y_o``)."""
+
+    letter: str
+    index: IndexExpression
+    body: Node
+
+
+@dataclass(frozen=True)
+class Tabulate:
+    """The vector of the symbol ``like``'s shape whose entry ``letter`` is ``body``: a symbol the
+    answer defined entry by entry, used whole (``U^\\top(\\hat y - y)``)."""
+
+    letter: str
+    body: Node
+    like: str
+
+
+@dataclass(frozen=True)
 class Summation:
     """``\\sum_{index} body``: over every value of ``index`` but ``skip``; ``upper`` names the size
     written above the sum (``K``, ``|V|``), "" when none is."""
@@ -139,6 +159,8 @@ Node = (
     | Call
     | Indicator
     | Summation
+    | Let
+    | Tabulate
 )
 
 
@@ -151,7 +173,7 @@ def children(node: Node) -> tuple[Node, ...]:
         return (node.base,)
     if isinstance(node, Call):
         return (node.argument,)
-    if isinstance(node, Summation):
+    if isinstance(node, (Summation, Let, Tabulate)):
         return (node.body,)
     return ()
 
@@ -199,6 +221,11 @@ def shown(node: Node) -> str:
         return f"{node.function}({shown(node.argument)})"
     if isinstance(node, Indicator):
         return f"1[{shown(node.left)} {node.relation} {shown(node.right)}]"
+    if isinstance(node, Let):
+        at = _index(node.index)
+        return _grouped(node.body) + ("" if at == node.letter else f" at {node.letter} = {at}")
+    if isinstance(node, Tabulate):
+        return f"[{shown(node.body)}]_{node.letter}"
     skip = f" ≠ {_index(node.skip)}" if node.skip is not None else ""
     condition = f": {shown(node.condition)[2:-1]}" if node.condition is not None else ""
     lower = f"={node.lower}" if node.lower != 1 or node.upper else ""

@@ -29,7 +29,7 @@ from autograder.written.derivations.final import (
 )
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
-from autograder.written.derivations.tree import Name, Node, Number, has_dot, kinks, shown
+from autograder.written.derivations.tree import Entry, Name, Node, Number, Part, has_dot, kinks, shown
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
 TRIALS = 3
@@ -293,21 +293,26 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
     own names: ``\\hat y = \\sigma(U v_c)`` is what that answer means by ``\\hat y``): each stands
     for the last part of its definition that can be read, as the student wrote it. A handout's name
     set to a name or a number (``\\hat y = y`` in "it is zero when ...") is a condition, not a
-    definition. ``later``: equations below the final formula ("where $\\delta_1 = ...$"), which
-    define only names neither the handout nor the answer above has."""
+    definition. An entry under a letter of the answer's own (``\\hat y_w = \\sigma(u_w^\\top v_c)``)
+    defines every entry. ``later``: equations below the final formula ("where $\\delta_1 = ...$"),
+    which define only what the answer above did not."""
     for equation in equations:
         key = defined_name(equation.left) if equation.left else None
-        if key is None or not vocabulary.defines(key):
+        entry = vocabulary.entry_defined(key) if key else None  # \hat y_w = ...: every entry of \hat y
+        if key is None or not (entry or vocabulary.defines(key)):
             continue
-        if later and (key in vocabulary.symbols or key in vocabulary.definitions):
+        if later and (key in vocabulary.definitions or (entry and entry[0] in vocabulary.entry_definitions)):
             continue
         for part in reversed(equation.parts):
             try:
                 node, _ = read(part, vocabulary)
             except ReadError:
                 continue
-            if key not in vocabulary.symbols or not isinstance(node, (Name, Number)):
-                vocabulary = vocabulary.with_definition(key, node)
+            if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
+                break  # a condition ("when \hat y = y"), not a definition
+            vocabulary = (
+                vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
+            )
             break
     return vocabulary
 
