@@ -21,7 +21,7 @@ from autograder.written.derivations.verdict import describe, judge
 from autograder.written.handout_data import derivation_questions
 
 REPO = Path(__file__).resolve().parent.parent
-LABELLED = [REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml" for kind in ("", "_heldout")]
+LABELLED = [REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml" for kind in ("", "_heldout", "_heldout2")]
 
 
 @pytest.fixture(scope="module")
@@ -434,6 +434,19 @@ def test_wrong_answers_found_by_a_ta_are_not_equal(questions, question, answer):
         ("word2vec", "2b-ii", r"let $\hat y = \sigma(U v_c)$. $$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$"),
         ("word2vec", "2b-ii", r"Let $\hat y = \sigma(U v_c)$. "
                               r"$$\frac{\partial J}{\partial v_c} = \sum_w (\hat y_w - y_w) u_w$$"),
+        # A wrong definition of P(x | c), or of hat y below the formula (after \quad \text{where}).
+        ("word2vec", "2b-ii", r"Using $P(x|c) = \sigma(u_x^\top v_c)$, "
+                              r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{x} P(x|c)\,u_x$$"),
+        ("word2vec", "2b-ii", r"\begin{align*}\frac{\partial J}{\partial v_c} = U^\top(\hat y - y),\quad "
+                              r"\text{where } \hat y = \sigma(U v_c)\end{align*}"),
+        ("word2vec", "2b-iii", r"$$\frac{\partial J}{\partial u_w} = (\hat y_w - y_w) v_c$$ where "
+                               r"$\hat y_w = \sigma(u_w^\top v_c)$"),
+        # (hat y - y)^T v_c is the outer product with row vectors only, and the answer does not say rows.
+        ("word2vec", "2b-iv", r"Row $w$: $(\hat y_w - y_w)v_c^T$. As one matrix: "
+                              r"$\frac{\partial J}{\partial U} = (\hat y - y)^T v_c$"),
+        # The transpose on the left, and a row vector on the right: the transpose of the answer.
+        ("word2vec", "1d-i", r"$$\left(\frac{\partial J}{\partial x}\right)^{T} = "
+                             r"((\hat y - y) W_2^T \odot h \odot (1 - h)) W_1^T$$"),
         # One answer, one way of writing vectors: u_{w_k} v_c^T is a matrix beside u_o^T v_c.
         ("word2vec", "2c-i", _NEG_REST + r"$$\frac{\partial J}{\partial u_{w_k}} = \sigma(u_{w_k} v_c^\top) v_c$$"),
     ],
@@ -483,6 +496,21 @@ def test_a_kink_met_exactly_is_said(questions):
                             r"\\ \hat y_i & \text{otherwise}\end{cases}$$"),
         ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l_i} = \hat y_i (1 - \mathbb{1}[y_i = 1]) + "
                             r"(\hat y_i - 1)\mathbb{1}[y_i = 1]$$"),
+        # What the blind labelled set wrote: CS224n's P(w | c) for \hat y_w, also defined by the answer,
+        # a count as the size of a set, a chain of maths each starting with =, a row break \\[2pt],
+        # unicode limits of a sum, the transpose of the derivative on the left.
+        ("word2vec", "2b-ii", r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w=1}^{V} P(O=w|C=c)\, u_w$$"),
+        ("word2vec", "2b-iii", r"$$\frac{\partial J}{\partial u_o} = (P(o|c)-1)\,v_c$$ and for $w \neq o$: "
+                               r"$$\frac{\partial J}{\partial u_w} = p(w \mid c)\,v_c$$"),
+        ("word2vec", "2b-ii", r"Using $p(x|c) = \frac{\exp(u_x^\top v_c)}{\sum_{w}\exp(u_w^\top v_c)}$,"
+                              "\n\n" r"$\frac{\partial}{\partial v_c}\left(-u_o^\top v_c + \log\sum_{w}\exp(u_w^\top v_c)\right)$"
+                              "\n\n" r"$= -u_o + \sum_{x} p(x|c)\,u_x$"),
+        ("word2vec", "2c-ii", r"$$\frac{\partial J}{\partial u_w} = \#\{k : w_k = w\}\,\sigma(u_w^\top v_c)\,v_c$$"),
+        ("word2vec", "2c-ii", "∂J/∂u_w = ∑ₖ₌₁ᴷ 𝟙[w_k = w] σ(u_wᵀv_c) v_c"),
+        ("word2vec", "2b-iii", r"\begin{align*}\frac{\partial J}{\partial u_w} = \begin{cases}(\hat y_o - 1)\,v_c, & w = o"
+                               r"\\[2pt] \hat y_w\,v_c, & w\neq o\end{cases}\end{align*}"),
+        ("word2vec", "1d-i", r"$$\left(\frac{\partial J}{\partial x}\right)^{\!\top} = "
+                             r"W_1\Big(\big(h\odot(1-h)\big)^\top\odot W_2(\hat y-y)^\top\Big)$$"),
         # 2c-ii in CS224n's notation: the repeated sample named u_{w_s}.
         ("word2vec", "2c-ii", r"$$\frac{\partial J}{\partial u_{w_s}} = \sum_{k: w_k = w_s} "
                               r"\sigma(u_{w_k}^\top v_c)\, v_c$$"),
@@ -501,6 +529,8 @@ def test_messages_name_sizes_and_the_derivative_asked_for(questions):
     assert not ok and r"\frac{\partial h}{\partial x}" in message and "dh/dx" in message
     ok, message = describe(r"$$\frac{\partial h}{\partial x} = \mathbb{E}[x]$$", questions["parser"]["1c-i"])
     assert "'\\mathbb'" in message  # as written, not doubled by repr
+    bare = _verdict(questions, "2c-ii", r"$$\frac{\partial J}{\partial u_w} = n\,\sigma(u_w^T v_c)\,v_c$$")
+    assert "n counts every word; write n_w" in bare.parts[0].note and bare.status == "unreadable"
 
 # ------------------------------------------------------------------------- the reference and the labelled set
 

@@ -79,7 +79,7 @@ WORD2VEC = Notation(
     ),
     families=(
         Family("u", "U", "row"),
-        Family("\\hat y", "\\hat y", "entry", spellings=("y_{hat}", "\\tilde y")),
+        Family("\\hat y", "\\hat y", "entry", spellings=("y_{hat}", "\\tilde y"), given="c"),
         Family("y", "y", "entry"),
     ),
 )

@@ -186,6 +186,8 @@ def _summation(node: Summation, scope: Scope) -> np.ndarray:
             continue
         term = _with(node.index, binding, node.body, scope)
         total = term if total is None else _combine(total, term, np.add, "add")
+    if total is None and node.condition is not None and len(positions):  # no k with w_k = o: 0
+        return np.zeros_like(_with(node.index, (positions[0], through), node.body, scope))
     if total is None:
         raise EvaluationError(f"the sum over {node.index} has no terms")
     return total
@@ -246,6 +248,8 @@ def _uses(node: Node, index: str, scope: Scope) -> tuple[int, str] | None:
                     return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
         if found is not None:
             return found
+    if isinstance(node, SameIndex):  # \mathbb{1}[w_k = w]: k runs over the samples
+        return _list_position(index, (node.left, node.right), scope)
     if isinstance(node, Summation) and node.index == index:
         return None  # an inner sum over the same letter hides it
     for child in children(node):

@@ -37,6 +37,7 @@ _CASE_SAID = re.compile(r"([a-z])\s*(=|\\neq?|\\ne|≠)\s*([a-z])")
 _CASE_REACH = 40  # characters between "for $w = o$" and the equation it introduces
 _LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (base64): no formula
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
+_ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?[\d.]+\s*(?:pt|em|ex|mm|cm|in|mu|bp)\s*\]")  # \\[2pt]: a row break
 _MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
 _ROW_BREAK = "\\rowbreak "
 _CASES = "\\cases{"  # a cases part as _equations_in keeps it: \cases{row \rowbreak row}
@@ -93,6 +94,7 @@ class Found:
     after: tuple[Equation, ...] = ()  # and below it ("..., where $\\delta_1 = ...$")
     entries: tuple[str, ...] = ()  # the letters of an equation for entries: (j,) of dJ/dtheta_j
     renamed: Renamed | None = None  # the target's index under a letter of the answer's own (u_k)
+    transposed: bool = False  # it gives the transpose: (\\partial J / \\partial x)^\\top = ...
 
 
 def equations(answer: str) -> list[Equation]:
@@ -120,7 +122,10 @@ def equations(answer: str) -> list[Equation]:
         if said is not None:
             case = said
         else:
-            found += [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
+            listed = [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
+            if listed and found and math.lstrip().startswith("="):  # "$= ...$" goes on with the math above
+                listed[0] = _continued(found.pop(), listed[0])
+            found += listed
             case = None  # a case said answers the one math after it ("for $w = o$ and $y_o = 1$: $$...$$")
         previous_end = end
     for start, text in plain_formulas(answer):  # "∂J/∂l = ŷ − y", written without $
@@ -134,6 +139,14 @@ def equations(answer: str) -> list[Equation]:
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
+
+
+def _continued(above: Equation, rest: Equation) -> Equation:
+    """The equation above with the parts of a math that starts with ``=``; a formula alone above
+    (``$\\frac{\\partial}{\\partial v_c}(...)$``) becomes the left side."""
+    if above.left:
+        return replace(rest, left=above.left, parts=above.parts + rest.parts, boxed=above.boxed or rest.boxed)
+    return replace(rest, left=above.parts[-1], boxed=above.boxed or rest.boxed)
 
 
 def _tail(answer: str) -> str:
@@ -217,7 +230,7 @@ def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
 
 
 def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
-    math = _ENVIRONMENT.sub(" ", math)
+    math = _ROW_SPACING.sub(r"\\\\", _ENVIRONMENT.sub(" ", math))
     for matrix in _MATRICES:
         math = _environments(math, matrix, lambda inside: " \\unread ")
     math, boxed = _unboxed(math)
@@ -317,7 +330,9 @@ def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
     pieces, depth, start, position = [], 0, 0, 0
     while position < len(text):
         char = text[position]
-        if char == "\\" and text[position : position + 2] in ("\\{", "\\}", "\\\\") and separator.pattern != r"\\\\":
+        pair = text[position : position + 2]
+        if char == "\\" and pair in ("\\{", "\\}", "\\\\") and separator.pattern != r"\\\\":
+            depth += 1 if pair == "\\{" else -1 if pair == "\\}" else 0  # a set \{k : w_k = w\} is a bracket
             position += 2
             continue
         depth += 1 if char in "{([" else -1 if char in "})]" else 0
@@ -340,10 +355,12 @@ class Derivative:
     wrt: Atom
     numerator: Atom | None
     entries: tuple[str, ...] = ()
+    transposed: bool = False  # (\\partial J / \\partial x)^\\top: the answer gives the transpose
 
 
 _PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]")  # not the ∂ below the fraction bar of ∂J/∂x
 _PLAIN_MATH = re.compile("[ŷᵀ⊙∘σ∑Σ𝟙⊤₀-₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥα-ωΘ]")
+_TRANSPOSED = {"\\top", "T", "\\intercal", "\\mathsfT", "\\mathrmT", "\\textT", "'", "\\prime"}
 _UPRIGHT_D = re.compile(r"\\(?:mathrm|text|operatorname|textrm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}")
 
 
@@ -353,7 +370,7 @@ def derivative_of(left: str) -> Derivative | None:
         found = tokens(_UPRIGHT_D.sub(" d ", left))  # \mathrm{d}J is dJ
     except ReadError:
         return None
-    found, entries = _entry_wrapper(found)
+    found, entries, transposed = _entry_wrapper(found)
     texts = [t.text for t in found]
     depth = 0
     for text in texts:  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
@@ -365,31 +382,34 @@ def derivative_of(left: str) -> Derivative | None:
     if "\\nabla" in texts:
         at = texts.index("\\nabla")
         wrt = atom_at(found, at + 2, subscript=True) if texts[at + 1 : at + 2] == ["_"] else None
-        return Derivative(wrt, None, entries) if wrt else None
+        return Derivative(wrt, None, entries, transposed) if wrt else None
     marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
     if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
         return None
     last = marks[-1]
     if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
         wrt = atom_at(found, last + 2, subscript=True)
-        return Derivative(wrt, None, entries) if wrt else None
+        return Derivative(wrt, None, entries, transposed) if wrt else None
     wrt = atom_at(found, last + 1)
-    return Derivative(wrt, atom_at(found, marks[0] + 1), entries) if wrt else None
+    return Derivative(wrt, atom_at(found, marks[0] + 1), entries, transposed) if wrt else None
 
 
-def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...]]:
-    """``(\\frac{...}{...})_{wj}`` as the derivative inside and its entry letters."""
+def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...], bool]:
+    """``(\\frac{...}{...})_{wj}`` as the derivative inside and its entry letters;
+    ``(\\partial J / \\partial x)^\\top`` as the derivative inside, transposed."""
     if not found or found[0].text not in ("(", "["):
-        return found, ()
+        return found, (), False
     depth = 0
     for index, token in enumerate(found):
         depth += 1 if token.text in "([" else -1 if token.text in ")]" else 0
         if depth == 0:
             rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
             if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
-                return found[1:index], tuple(rest[1:])
-            return found, ()
-    return found, ()
+                return found[1:index], tuple(rest[1:]), False
+            if rest[:1] == ["^"] and "".join(rest[1:]) in _TRANSPOSED:
+                return found[1:index], (), True
+            return found, (), False
+    return found, (), False
 
 
 def _is_d(found: list[Token], index: int) -> bool:
@@ -450,11 +470,13 @@ def final_formula(
         wrt = vocabulary.symbols.get(derivative.wrt.key, derivative.wrt.key)  # X spells x
         if wrt in (case_name, target_name) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
-                matching.append(_Match(position, specific=specific or wrt == case_name != target_name))
+                specific = specific or wrt == case_name != target_name
+                matching.append(_Match(position, specific=specific, transposed=derivative.transposed))
         elif entries := _entries(derivative, target, target_key, vocabulary):
             matching.append(_Match(position, entries, specific))
         elif (renamed := _renamed(derivative, target, vocabulary, case)) is not None:
-            matching.append(_Match(position, specific=specific, renamed=renamed[0], rank=renamed[1]))
+            renamed_match = _Match(position, specific=specific, renamed=renamed[0], rank=renamed[1])
+            matching.append(replace(renamed_match, transposed=derivative.transposed))
     if any(m.specific for m in matching):
         matching = [m for m in matching if m.specific]
     if any(not _zero(listed[m.position]) for m in matching):  # "= 0": when it vanishes, not what it is
@@ -470,7 +492,8 @@ def final_formula(
             match = chosen[-1]
             equation = listed[match.position]
             before, after = listed[: match.position], listed[match.position + 1 :]
-            return Found(equation.parts[-1], where, equation.line, before, after, match.entries, match.renamed)
+            letters = (match.entries, match.renamed, match.transposed)
+            return Found(equation.parts[-1], where, equation.line, before, after, *letters)
     if alone and math.one_line and len(listed) == 1 and not listed[0].left:
         return Found(listed[0].parts[-1], "the answer's one line")
     return None
@@ -505,6 +528,7 @@ class _Match:
     specific: bool = False
     renamed: Renamed | None = None
     rank: int = 0  # how close to the target's own name (see _renamed)
+    transposed: bool = False
 
 
 def _renamed(

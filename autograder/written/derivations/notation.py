@@ -37,12 +37,15 @@ class Symbol:
 
 @dataclass(frozen=True)
 class Family:
-    """``base_SUB`` names a part of ``of``: its rows (``u_w`` of ``U``) or its entries (``\\hat y_w``)."""
+    """``base_SUB`` names a part of ``of``: its rows (``u_w`` of ``U``) or its entries (``\\hat y_w``).
+    Entries that are probabilities given an index (``given="c"``) are also written ``P(w | c)``,
+    ``p(w \\mid c)`` or ``P(O = w | C = c)``."""
 
     base: str
     of: str
     part: Literal["row", "entry"]
     spellings: tuple[str, ...] = ()
+    given: str = ""
 
 
 @dataclass(frozen=True)

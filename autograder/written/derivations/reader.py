@@ -80,11 +80,14 @@ _UNICODE = {
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
     "σ": "\\sigma ",
 }
-# Unicode subscripts, a run of them one subscript: W₁ is W_{1}, Wⱼᵢ is W_{ji}.
-_SUBSCRIPT_LETTERS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ", "0123456789aeoxhklmnpstijuv")
-_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ]+")
+# Unicode sub- and superscripts, a run of them one script: W₁ is W_{1}, Wⱼᵢ is W_{ji}, ∑ₖ₌₁ᴷ is
+# \sum_{k=1}^{K} (ᵀ alone is a transpose).
+_SUBSCRIPT_LETTERS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ", "0123456789=+-()aeoxhklmnpstijuv")
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ]+")
+_SUPERSCRIPT_LETTERS = str.maketrans("⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ", "013456789+-=()KNVDHM")
+_SUPERSCRIPTS = re.compile("[⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ][⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ]*")
 _TOKEN = re.compile(
-    r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|])"
+    r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|#])"
     r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
 )
 _DROPPED = {
@@ -154,6 +157,7 @@ def tokens(latex: str) -> list[Token]:
     if len(latex) > MAX_LENGTH:
         raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
     text = _SUBSCRIPTS.sub(lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}", latex)
+    text = _SUPERSCRIPTS.sub(lambda run: f"^{{{run[0].translate(_SUPERSCRIPT_LETTERS).replace('²', '2')}}}", text)
     text = "".join(_UNICODE.get(char, char) for char in text)
     found: list[Token] = []
     position = 0
@@ -204,9 +208,11 @@ class Vocabulary:
         self.families = {key_of(spelling): f.base for f in notation.families for spelling in (f.base, *f.spellings)}
         self.entries_of = {f.base: key_of(f.of) for f in notation.families if f.part == "entry"}
         self.entry_symbol = {f.base: f.of for f in notation.families if f.part == "entry"}
+        self.given = {f.given: f.base for f in notation.families if f.given}  # P(w | c): entry w
         self.index_lists = {index.name for index in notation.indices if index.length}
         self.named_indices = {index.name for index in notation.indices if not index.length}
         self.sizes = set(notation.dims) - set(self.symbols)
+        self.counts = {s.latex for s in notation.symbols if s.kind == "counts"}
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
 
@@ -257,10 +263,17 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False) -> Atom 
         return None
 
 
-def defined_name(left: str) -> str | None:
-    """The key of the one name a left side defines (``\\delta_2``, ``s_o :``), None if it is more."""
+def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
+    """The key of the one name a left side defines (``\\delta_2``, ``s_o :``; with a
+    ``vocabulary``, ``P(x | c)`` as the entry ``\\hat y_x``), None if it is more."""
     try:
-        reader = _Reader([t for t in tokens(left) if t.text != ":"], None)
+        found = [t for t in tokens(left) if t.text != ":"]
+        reader = _Reader(found, vocabulary)
+        if vocabulary is not None and [t.text for t in found[:2]] in (["P", "("], ["p", "("]):
+            part = reader.probability()
+            if isinstance(part, Part) and isinstance(part.index, IndexName) and reader.at_end():
+                return f"{key_of(part.family)}_{part.index.name}"
+            return None
         atom = reader.atom()
     except ReadError:
         return None
@@ -443,6 +456,8 @@ class _Reader:
             return self.fraction()
         if token.text == "\\sum":
             return self.summation()
+        if token.text == "\\#" and self.peek(1).text == "\\{":
+            return self.count()
         if token.text in ("\\boxed", "\\underbrace", "\\overbrace"):
             self.take()
             node = self.sub_reader(self.group()).whole()
@@ -462,6 +477,8 @@ class _Reader:
             self.take()
             self.take()
             return Call("exp", self.sub_reader(self.group()).whole())
+        if token.text in ("P", "p") and self.peek(1).text == "(" and (probability := self.probability()) is not None:
+            return probability
         atom = self.atom()
         if atom is None:
             raise ReadError(f"it cannot be read from '{token.text}' on")
@@ -657,6 +674,42 @@ class _Reader:
         self.depth -= 1
         return Summation(index, body, skip, upper, condition, lower, shift)
 
+    def probability(self) -> Node | None:
+        """``P(w | c)``, ``p(w \\mid c)``, ``P(O = w | C = c)``: the entry ``w`` of the family the
+        notation gives as probabilities given ``c``; None (nothing taken) when it is no such thing."""
+        if self.vocabulary is None:
+            return None
+        end = next((n for n in range(2, 16) if self.peek(n).text in (")", "") or self.peek(n).kind == "end"), 0)
+        inside = [t for t in self.found[self.position + 2 : self.position + end] if t.text not in "{}"]
+        texts = [t.text for t in inside]
+        bar = next((n for n, text in enumerate(texts) if text in ("|", "\\mid")), -1)
+        if self.peek(end).text != ")" or bar == -1:
+            return None
+        event, given = inside[:bar], texts[bar + 1 :]
+        event = event[2:] if [t.text for t in event[:2]] == ["O", "="] else event
+        given = given[2:] if given[:2] == ["C", "="] else given
+        if len(given) != 1 or given[0] not in self.vocabulary.given or not event:
+            return None
+        try:
+            index = self.index_expression(tuple(event))
+        except ReadError:
+            return None
+        self.position += end + 1
+        return self.part(self.vocabulary.given[given[0]], index)
+
+    def count(self) -> Node:
+        """``\\#\\{k : w_k = w\\}``: how many indices meet the condition, a sum of ones."""
+        self.take()
+        self.take()
+        start = self.position
+        while self.peek().text != "\\}":
+            if self.at_end():
+                raise ReadError("the set after \\# is not closed with \\}")
+            self.take()
+        index, skip, condition, lower = self.sub_reader(tuple(self.found[start : self.position])).sum_range()
+        self.take()
+        return Summation(index, Number(1.0), skip, "", condition, lower)
+
     def sum_range(self) -> tuple[str, IndexExpression | None, SameIndex | None, int]:
         """``w``, ``w=1``, ``w \\in V``, ``w \\neq o``, ``k: w_k = w``: the index, the value it
         skips, the condition its terms meet and the first value."""
@@ -748,19 +801,14 @@ class _Reader:
             symbol = vocabulary.symbols[atom.key]
             if symbol in vocabulary.entry_definitions:  # defined entry by entry: \hat y_w = ...
                 return Tabulate(*vocabulary.entry_definitions[symbol], like=symbol)
+            if symbol in vocabulary.counts:  # "n, the number of times w was drawn", said in words
+                raise ReadError(f"{atom.key} counts every word; write {atom.key}_w for how often w was drawn")
             return Name(symbol)
         letters = [token.text for token in atom.subscript if token.kind == "letter"]
         if atom.base == "delta" and len(letters) == 2 and len(atom.subscript) <= 4:  # Kronecker's delta_{wo}
             return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
         if atom.subscript and atom.stem in vocabulary.families:
-            family = vocabulary.families[atom.stem]
-            index = self.index_expression(atom.subscript)
-            whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
-            if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
-                return Entry(whole, (index,))
-            if (entries := vocabulary.entry_definitions.get(vocabulary.entry_symbol.get(family, ""))) is not None:
-                return Let(entries[0], index, entries[1])
-            return Part(family, index)
+            return self.part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:
             return Entry(Name(vocabulary.symbols[atom.stem]), self.entry_indices(atom.subscript))
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity
@@ -768,6 +816,17 @@ class _Reader:
                 f"{atom.key} is a size of this question's notation, which a formula uses only as a sum's limit"
             )
         raise ReadError(f"{_shown_atom(atom)} is not a symbol of this question's notation")
+
+    def part(self, family: str, index: IndexExpression) -> Node:
+        """A part of ``family``, or of what the answer defined in its place."""
+        vocabulary = self.vocabulary
+        assert vocabulary is not None  # parts are only read with a notation
+        whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
+        if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
+            return Entry(whole, (index,))
+        if (entries := vocabulary.entry_definitions.get(vocabulary.entry_symbol.get(family, ""))) is not None:
+            return Let(entries[0], index, entries[1])
+        return Part(family, index)
 
     def entry_indices(self, group: tuple[Token, ...]) -> tuple[IndexExpression, ...]:
         """``j`` (an entry of a vector), ``ji`` or ``j,i`` (of a matrix), ``w_k``."""

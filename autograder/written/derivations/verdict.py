@@ -29,7 +29,7 @@ from autograder.written.derivations.final import (
 )
 from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
-from autograder.written.derivations.tree import Entry, Name, Node, Number, Part, has_dot, kinks, shown
+from autograder.written.derivations.tree import Entry, Name, Node, Number, Part, Transpose, has_dot, kinks, shown
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
 TRIALS = 3
@@ -279,7 +279,7 @@ def read_final(
         node, _ = read(latex, vocabulary)
     except ReadError as error:
         return found, None, f"'{_shown_latex(latex)}': {error}"
-    return replace(found, latex=latex), node, ""
+    return replace(found, latex=latex), Transpose(node) if found.transposed else node, ""
 
 
 def _shown_latex(latex: str) -> str:
@@ -297,7 +297,7 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
     defines every entry. ``later``: equations below the final formula ("where $\\delta_1 = ...$"),
     which define only what the answer above did not."""
     for equation in equations:
-        key = defined_name(equation.left) if equation.left else None
+        key = defined_name(equation.left, vocabulary) if equation.left else None
         entry = vocabulary.entry_defined(key) if key else None  # \hat y_w = ...: every entry of \hat y
         if key is None or not (entry or vocabulary.defines(key)):
             continue
