@@ -49,11 +49,11 @@ _NOT_IN_DERIVATIVE = {"+", "-", "\\leftarrow", "\\gets", "\\approx", "\\cdot", "
 _LOSSES = {"J", "L", "E", "C", "l", "ell"}
 # A comma, \quad, or words in \text that start a remark ("\text{ because } \sum_i y_i = 1") end an equation.
 _REMARK = r"because|since|when|where|if|iff|for|as|so|hence|thus|with|i\.e\.|and|,"
-# So do implications: "= 0 \iff U^T \hat y = u_o" is two statements, not a chain of equalities.
 # What is left of a remark before a definition: "} " of "\text{where }" cut at its word, or the word.
 _LEADING_WORD = re.compile(
     r"^(?:\\(?:text|mbox|textrm)\s*\{\s*(?:where|with|and|let|here)\s*\}|\}|(?:where|with|and|let)\b)\s*"
 )
+# Implications end an equation too: "= 0 \iff U^T \hat y = u_o" is two statements, not one chain.
 _IMPLIES = r"\\(?:iff|implies|impliedby|Leftrightarrow|Longleftrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z])"
 _SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]|{_IMPLIES}")
 
