@@ -28,7 +28,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from autograder.written.derivations.notation import Target
-from autograder.written.derivations.reader import Atom, ReadError, Token, Vocabulary, atom_at, key_of, tokens
+from autograder.written.derivations.reader import (
+    Atom,
+    ReadError,
+    Token,
+    Vocabulary,
+    atom_at,
+    key_of,
+    superscript_transposes,
+    tokens,
+)
 from autograder.written.expressions import ANSWER_LINE, BOXED, below_answer_line, braced
 from autograder.written.latex import delimited, math_in
 
@@ -360,7 +369,6 @@ class Derivative:
 
 _PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]")  # not the ∂ below the fraction bar of ∂J/∂x
 _PLAIN_MATH = re.compile("[ŷᵀ⊙∘σ∑Σ𝟙⊤₀-₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥα-ωΘ]")
-_TRANSPOSED = {"\\top", "T", "\\intercal", "\\mathsfT", "\\mathrmT", "\\textT", "'", "\\prime"}
 _UPRIGHT_D = re.compile(r"\\(?:mathrm|text|operatorname|textrm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}")
 
 
@@ -406,7 +414,7 @@ def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...], bo
             rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
             if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
                 return found[1:index], tuple(rest[1:]), False
-            if rest[:1] == ["^"] and "".join(rest[1:]) in _TRANSPOSED:
+            if superscript_transposes(found[index + 1 :]):
                 return found[1:index], (), True
             return found, (), False
     return found, (), False

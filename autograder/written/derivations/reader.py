@@ -263,14 +263,30 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False) -> Atom 
         return None
 
 
+def transposes(group: tuple[Token, ...]) -> bool:
+    """Whether a superscript (``\\top``, ``T``, ``\\mathsf{T}``, ``'``) is a transpose."""
+    return "".join(token.text for token in group) in _TRANSPOSE
+
+
+def superscript_transposes(found: list[Token]) -> bool:
+    """Whether ``found`` is one superscript that transposes, and nothing after it (``^{\\top}``)."""
+    if not found or found[0].text != "^":
+        return False
+    reader = _Reader(found[1:], None)
+    try:
+        group = reader.group()
+    except ReadError:
+        return False
+    return reader.at_end() and transposes(group)
+
+
 def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
     """The key of the one name a left side defines (``\\delta_2``, ``s_o :``; with a
     ``vocabulary``, ``P(x | c)`` as the entry ``\\hat y_x``), None if it is more."""
     try:
         found = [t for t in tokens(left) if t.text != ":"]
         reader = _Reader(found, vocabulary)
-        if vocabulary is not None and [t.text for t in found[:2]] in (["P", "("], ["p", "("]):
-            part = reader.probability()
+        if (part := reader.probability()) is not None:
             if isinstance(part, Part) and isinstance(part.index, IndexName) and reader.at_end():
                 return f"{key_of(part.family)}_{part.index.name}"
             return None
@@ -424,7 +440,7 @@ class _Reader:
 
     def superscript(self, node: Node, group: tuple[Token, ...]) -> Node:
         text = "".join(token.text for token in group)
-        if text in _TRANSPOSE:
+        if transposes(group):
             return Transpose(node)
         if text in ("-1", "-T"):
             raise ReadError("it uses an inverse (^{-1}), which this reader does not compute")
@@ -477,7 +493,7 @@ class _Reader:
             self.take()
             self.take()
             return Call("exp", self.sub_reader(self.group()).whole())
-        if token.text in ("P", "p") and self.peek(1).text == "(" and (probability := self.probability()) is not None:
+        if (probability := self.probability()) is not None:
             return probability
         atom = self.atom()
         if atom is None:
@@ -677,7 +693,7 @@ class _Reader:
     def probability(self) -> Node | None:
         """``P(w | c)``, ``p(w \\mid c)``, ``P(O = w | C = c)``: the entry ``w`` of the family the
         notation gives as probabilities given ``c``; None (nothing taken) when it is no such thing."""
-        if self.vocabulary is None:
+        if self.vocabulary is None or self.peek().text not in ("P", "p") or self.peek(1).text != "(":
             return None
         end = next((n for n in range(2, 16) if self.peek(n).text in (")", "") or self.peek(n).kind == "end"), 0)
         inside = [t for t in self.found[self.position + 2 : self.position + end] if t.text not in "{}"]
@@ -774,7 +790,7 @@ class _Reader:
                 group = self.group()
                 closing = next((i for i, t in enumerate(group) if t.text == ")"), len(group) - 1)
                 superscript = "^(" + _flat(group[1:closing]) + ")"
-                transposed = "".join(t.text for t in group[closing + 1 :]) in _TRANSPOSE
+                transposed = transposes(group[closing + 1 :])
                 return Atom(atom.base, subscript, superscript, transposed or atom.transposed)
         return Atom(atom.base, subscript, superscript, atom.transposed)
 

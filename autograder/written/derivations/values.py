@@ -91,7 +91,8 @@ def kink_draw(
     ``\\geq`` differ, as does a ReLU' that is not 0 at 0. The last one tried when none is."""
     values = draw(notation, vocabulary, rng, batch, small=True)
     for _ in range(KINK_TRIES):
-        if any(_partly_zero(kink, scope_of(notation, values, None, {})) for kink in kinks):
+        scope = scope_of(notation, values, None, {})
+        if any(_partly_zero(kink, scope) for kink in kinks):
             break
         values = draw(notation, vocabulary, rng, batch, small=True)
     return values

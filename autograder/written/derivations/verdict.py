@@ -426,8 +426,9 @@ def _judge_case(
     try:
         letters = (found.entries, found.renamed)
         status, note, _ = compare(node, reference, notation, vocabulary, conventions, case, *letters)
-        if status == "not equal" and conventions != question.conventions:
-            unsaid, _, other = compare(node, reference, notation, vocabulary, question.conventions, case, *letters)
+        untried = tuple(c for c in question.conventions if c not in conventions)
+        if status == "not equal" and untried:
+            unsaid, _, other = compare(node, reference, notation, vocabulary, untried, case, *letters)
             if unsaid == "equal":
                 note += f"; it would be equal with {other}, which the answer does not say it uses"
     except EvaluationError as error:
