@@ -213,6 +213,7 @@ class Vocabulary:
         self.named_indices = {index.name for index in notation.indices if not index.length}
         self.sizes = set(notation.dims) - set(self.symbols)
         self.counts = {s.latex for s in notation.symbols if s.kind == "counts"}
+        self.defined_as = {s.latex: s.define for s in notation.symbols if s.define}  # h: \sigma(z_1)
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
 

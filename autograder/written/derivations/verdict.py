@@ -310,11 +310,22 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
                 continue
             if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
                 break  # a condition ("when \hat y = y"), not a definition
+            if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
+                break  # the handout's own definition restated: its name reads better in feedback
             vocabulary = (
                 vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
             )
             break
     return vocabulary
+
+
+def _the_handouts(symbol: str, node: Node, vocabulary: Vocabulary) -> bool:
+    """Whether ``node`` is, as written, the handout's definition of ``symbol``."""
+    define = vocabulary.defined_as.get(symbol, "")
+    try:
+        return bool(define) and read(define, vocabulary)[0] == node
+    except ReadError:
+        return False
 
 
 def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Convention, ...]:
