@@ -511,6 +511,11 @@ def test_a_kink_met_exactly_is_said(questions):
                                r"\\[2pt] \hat y_w\,v_c, & w\neq o\end{cases}\end{align*}"),
         ("word2vec", "1d-i", r"$$\left(\frac{\partial J}{\partial x}\right)^{\!\top} = "
                              r"W_1\Big(\big(h\odot(1-h)\big)^\top\odot W_2(\hat y-y)^\top\Big)$$"),
+        # Backprop written top down: a definition that uses a name defined after it, below or above.
+        ("word2vec", "1d-i", r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^T$$ where "
+                             r"$\delta_1 = \delta_2 W_2^T \circ \sigma'(z_1)$ and $\delta_2 = \hat y - y$."),
+        ("word2vec", "1d-i", r"$\delta_1 = \delta_2 W_2^T \odot \sigma'(z_1)$ and $\delta_2 = \hat y - y$, so "
+                             r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^T$$"),
         # 2c-ii in CS224n's notation: the repeated sample named u_{w_s}.
         ("word2vec", "2c-ii", r"$$\frac{\partial J}{\partial u_{w_s}} = \sum_{k: w_k = w_s} "
                               r"\sigma(u_{w_k}^\top v_c)\, v_c$$"),

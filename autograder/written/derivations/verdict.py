@@ -33,6 +33,7 @@ from autograder.written.derivations.tree import Entry, Name, Node, Number, Part,
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
 TRIALS = 3
+DEFINITION_PASSES = 4  # a chain of definitions written in reverse order, up to this deep
 _RELATIVE = 1e-9  # float64 computations of one formula agree to about 1e-14
 _SHAPES = "its shapes do not fit"
 Status = Literal["equal", "not equal", "unreadable"]
@@ -294,29 +295,45 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
     for the last part of its definition that can be read, as the student wrote it. A handout's name
     set to a name or a number (``\\hat y = y`` in "it is zero when ...") is a condition, not a
     definition. An entry under a letter of the answer's own (``\\hat y_w = \\sigma(u_w^\\top v_c)``)
-    defines every entry. ``later``: equations below the final formula ("where $\\delta_1 = ...$"),
-    which define only what the answer above did not."""
-    for equation in equations:
-        key = defined_name(equation.left, vocabulary) if equation.left else None
-        entry = vocabulary.entry_defined(key) if key else None  # \hat y_w = ...: every entry of \hat y
-        if key is None or not (entry or vocabulary.defines(key)):
-            continue
-        if later and (key in vocabulary.definitions or (entry and entry[0] in vocabulary.entry_definitions)):
-            continue
-        for part in reversed(equation.parts):
-            try:
-                node, _ = read(part, vocabulary)
-            except ReadError:
-                continue
-            if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
-                break  # a condition ("when \hat y = y"), not a definition
-            if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
-                break  # the handout's own definition restated: its name reads better in feedback
-            vocabulary = (
-                vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
-            )
+    defines every entry. A definition that uses a name defined after it (backprop written top down:
+    ``\\delta_1 = \\delta_2 W_2^\\top ...`` before ``\\delta_2 = \\hat y - y``) is read again once
+    that name is known, up to DEFINITION_PASSES times. ``later``: equations below the final formula
+    ("where $\\delta_1 = ...$"), which define only what the answer above did not."""
+    pending = list(equations)
+    for _ in range(DEFINITION_PASSES):
+        unread = []
+        for equation in pending:
+            defined = _defined(equation, vocabulary, later)
+            if defined is None:
+                unread.append(equation)
+            else:
+                vocabulary = defined
+        if len(unread) == len(pending):
             break
+        pending = unread
     return vocabulary
+
+
+def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabulary | None:
+    """``vocabulary`` with what ``equation`` defines (itself when it defines nothing), or None for a
+    definition none of whose parts can be read with it yet."""
+    key = defined_name(equation.left, vocabulary) if equation.left else None
+    entry = vocabulary.entry_defined(key) if key else None  # \hat y_w = ...: every entry of \hat y
+    if key is None or not (entry or vocabulary.defines(key)):
+        return vocabulary
+    if later and (key in vocabulary.definitions or (entry and entry[0] in vocabulary.entry_definitions)):
+        return vocabulary
+    for part in reversed(equation.parts):
+        try:
+            node, _ = read(part, vocabulary)
+        except ReadError:
+            continue
+        if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
+            return vocabulary  # a condition ("when \hat y = y"), not a definition
+        if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
+            return vocabulary  # the handout's own definition restated: its name reads better in feedback
+        return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
+    return None
 
 
 def _the_handouts(symbol: str, node: Node, vocabulary: Vocabulary) -> bool:
