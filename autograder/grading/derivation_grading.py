@@ -57,8 +57,13 @@ def verdicts(questions: dict[str, DerivationQuestion], answers: SubmittedAnswers
 
 
 def auto_graded_rows(config: AssignmentConfig, found: dict[str, FormulaVerdict]) -> list[dict]:
-    """A test per question the config auto-grades: all its points when its formulas are equal."""
-    return [_row(question, found[question.id]) for question in config.manual_questions if question.auto_grade]
+    """A test per question the config auto-grades and the grading judged (the public tests judge
+    none: the verdict counts after the deadline): all its points when its formulas are equal."""
+    return [
+        _row(question, found[question.id])
+        for question in config.manual_questions
+        if question.auto_grade and question.id in found
+    ]
 
 
 def _row(question: ManualQuestion, verdict: FormulaVerdict) -> dict:
