@@ -13,7 +13,7 @@ import pytest
 from autograder.core.config import REPO_ROOT, Assignment, AssignmentConfig, load_assignment
 from autograder.grading.grade import grade, module_names
 from autograder.boundary.isolation import CREATE_USER, WORKER_USER, Isolation, detect_isolation
-from autograder.grading.ownership import owners
+from autograder.grading.ownership import owners, units
 from autograder.grading.reference import load_reference
 from autograder.core.results import GradescopeResults
 from autograder.grading.runner import collect_tests
@@ -118,11 +118,13 @@ def check_starter_scores_zero(grader: Grader, starter: Path) -> None:
 
 def check_bug_is_localised(bug, grader: Grader, reference: Path, tmp_path: Path) -> GradescopeResults:
     """A planted bug loses points only in the question that owns its function (error carried
-    forward), or in one that declares it ``shares`` the function, in tests tagged with it."""
+    forward), or in one that owns a function of its unit (which shares its private state), in tests
+    tagged with it."""
     config = grader.assignment.config
     tests = collect_tests(grader.assignment)
-    owner = owners(config, {q: [t.tags for t in found] for q, found in tests.items()})[bug.function]
-    sharing = {q.id for q in config.questions if bug.function in q.shares}
+    owned = owners(config, {q: [t.tags for t in found] for q, found in tests.items()})
+    owner = owned[bug.function]
+    sharing = {owned[f] for f in units(config, owned)[bug.function] if f in owned}
     assert owner in bug.questions and bug.questions <= {owner} | sharing, (
         f"{bug.name}: the fixture expects {sorted(bug.questions)}, but {bug.function} belongs to {owner}")
     assert reference == grader.assignment.solution_dir

@@ -14,10 +14,10 @@ from autograder.grading.carried_forward import HelperBridge, LiveHelpers, Record
 from autograder.core.config import AssignmentConfig, Limits, load_assignment
 from autograder.grading.expected import LiveReference
 from autograder.grading.grade import grade, module_names
-from autograder.grading.ownership import helpers_of, owners
+from autograder.grading.ownership import helpers_of, owners, units
 from autograder.boundary.protocol import KEPT, round_trip
 from autograder.grading.reference import load_reference
-from autograder.grading.runner import collect_tests
+from autograder.grading.runner import _suspects, collect_tests
 from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec
 from autograder.boundary.state_sync import StateSync
 from tests.fixtures import parser_bugs, word2vec_bugs
@@ -204,13 +204,52 @@ def test_state_sync_sends_an_unchanged_large_array_once():
 def test_owner_is_the_config_s_or_the_first_question_that_names_it():
     config = AssignmentConfig.model_validate({
         "name": "x", "title": "x", "total_points": 3, "submission_files": ["m.py"],
+        "units": [["m.g", "m.h"]],
         "questions": [{"id": "1", "title": "a", "points": 1},
                       {"id": "2", "title": "b", "points": 1, "owns": ["m.init"]},
-                      {"id": "3", "title": "c", "points": 1, "shares": ["m.g"]}]})
+                      {"id": "3", "title": "c", "points": 1}]})
     owner = owners(config, {"1": [("m.f", "m.init")], "2": [("m.g", "m.f")], "3": [("m.h", "m.g", "m.f")]})
     assert owner == {"m.init": "2", "m.f": "1", "m.g": "2", "m.h": "3"}
-    assert helpers_of(config.question("3"), ("m.h", "m.g", "m.f"), owner) == ("m.f",)
-    assert helpers_of(config.question("1"), ("m.f", "m.init"), owner) == ("m.init",)
+    unit = units(config, owner)
+    # m.g shares private state with question 3's own m.h: it runs as the student wrote it
+    assert helpers_of(config.question("3"), ("m.h", "m.g", "m.f"), owner, unit) == ("m.f",)
+    assert helpers_of(config.question("1"), ("m.f", "m.init"), owner, unit) == ("m.init",)
+
+
+def test_forward_and_backward_are_one_unit_by_their_names():
+    config = AssignmentConfig.model_validate({
+        "name": "x", "title": "x", "total_points": 2, "submission_files": ["m.py"],
+        "questions": [{"id": "1", "title": "a", "points": 1}, {"id": "2", "title": "b", "points": 1}]})
+    functions = ["layers.relu_forward", "layers.relu_backward", "model.Net.forward", "model.Net.backward",
+                 "model.Net.lookup", "layers.dropout_forward"]
+    unit = units(config, functions)
+    assert unit["layers.relu_forward"] == {"layers.relu_forward", "layers.relu_backward"}
+    assert unit["model.Net.backward"] == {"model.Net.forward", "model.Net.backward"}
+    assert unit["model.Net.lookup"] == {"model.Net.lookup"} and unit["layers.dropout_forward"] == {
+        "layers.dropout_forward"}
+    owner = {"model.Net.forward": "1", "model.Net.backward": "2", "model.Net.lookup": "1", "m.train": "2"}
+    # a test of 2 reaching forward (owned by 1) runs it as written: it shares backward's cache
+    assert helpers_of(config.question("2"), ("m.train", "model.Net.forward", "model.Net.lookup"), owner,
+                      units(config, owner)) == ("model.Net.lookup",)
+    # a test of another question that reaches forward replaces backward with it
+    config3 = config.model_copy(update={"questions": [*config.questions, config.questions[0].model_copy(
+        update={"id": "3"})]})
+    assert helpers_of(config3.question("3"), ("model.Net.forward",), owner, units(config, owner)) == (
+        "model.Net.backward", "model.Net.forward")
+
+
+def test_parser_units_replace_forward_and_backward_together():
+    assignment = load_assignment("parser")
+    tests = collect_tests(assignment)
+    training = next(t for t in tests["4"] if t.method == "test_training")
+    assert frozenset({"parser_model.ParserModel.forward", "parser_model.ParserModel.backward"}) in training.units
+    assert frozenset({"layers.relu_forward", "layers.relu_backward"}) in training.units
+    # only 3b lost points: its forward goes, and with it 3c's backward, which reads forward's cache
+    suspects = dict(_suspects(training, settled={"1a", "1b", "1c", "2a", "2b", "3a", "3c"}))
+    assert suspects["parser_model.ParserModel.backward"] == "3c"
+    assert "parser_model.ParserModel.forward" in suspects and "optim.Adam.step" not in suspects
+    backward = next(t for t in tests["3c"] if t.method == "test_gradients")
+    assert "parser_model.ParserModel.forward" not in dict(backward.helpers)
 
 
 def test_a_function_has_one_owner():

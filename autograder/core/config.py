@@ -93,11 +93,6 @@ class Question(_Strict):
         "grades, where the first question whose tests name them is not the one "
         "(see autograder.grading.ownership)",
     )
-    shares: list[str] = Field(
-        default_factory=list,
-        description="functions owned by other questions that its tests always run as the student "
-        "wrote them, because they share private state with its own (forward's cache)",
-    )
 
     @model_validator(mode="after")
     def _id_shape(self) -> Question:
@@ -172,6 +167,12 @@ class AssignmentConfig(_Strict):
         default_factory=list, description="where students may put their written answers (one of them)"
     )
     dataset: Dataset | None = Field(None, description="the data run.py trains on, shipped in the bundle")
+    units: list[list[str]] = Field(
+        default_factory=list,
+        description="student functions that share private state (a cache whose layout is the student's), "
+        "so that error carried forward replaces them together or not at all; forward/backward pairs "
+        "(relu_forward with relu_backward, Model.forward with Model.backward) are units by their names",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> AssignmentConfig:

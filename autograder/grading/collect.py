@@ -57,6 +57,8 @@ class TestInfo:
     name: str
     # (function, owner question) for each function it reaches that another question owns
     helpers: tuple[tuple[str, str], ...] = ()
+    # groups of those helpers replaced together or not at all (autograder.grading.ownership.units)
+    units: tuple[frozenset[str], ...] = ()
 
     @property
     def key(self) -> str:

@@ -5,13 +5,22 @@ Every function the tests call belongs to exactly one question: the one named by 
 ``tags``. A test of any other question that reaches the function treats it as a *helper*: when the
 test loses points, it is run again with the reference's behaviour in the helper's place
 (:mod:`autograder.grading.carried_forward`), so that one bug costs points once, in the question that owns it.
+
+Functions that share private state form a *unit*, replaced together or not at all: a layer's
+``forward`` and ``backward`` talk through a cache whose layout is the student's, so the reference's
+``backward`` cannot read the student's cache. Pairs named ``X_forward``/``X_backward`` (or a class's
+``forward``/``backward``) are units by their names; the config's ``units`` declares others. A test
+runs every function of a unit that holds one of its own question's functions as the student wrote it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from autograder.core.config import AssignmentConfig, Question
+
+_PASS = re.compile(r"(?P<stem>\w*?)_?(?:forward|backward)")
 
 
 def owners(config: AssignmentConfig, tags_by_question: Mapping[str, Iterable[Iterable[str]]]) -> dict[str, str]:
@@ -24,6 +33,30 @@ def owners(config: AssignmentConfig, tags_by_question: Mapping[str, Iterable[Ite
     return owner
 
 
-def helpers_of(question: Question, tags: Iterable[str], owner: Mapping[str, str]) -> tuple[str, ...]:
-    """The functions a test of ``question`` reaches that other questions own (and it does not share)."""
-    return tuple(f for f in tags if owner.get(f, question.id) != question.id and f not in question.shares)
+def units(config: AssignmentConfig, functions: Iterable[str]) -> dict[str, frozenset[str]]:
+    """function -> every function replaced with it (itself alone where it shares no private state)."""
+    groups: list[set[str]] = [set(unit) for unit in config.units]
+    by_stem: dict[str, set[str]] = {}
+    for function in functions:
+        prefix, _, name = function.rpartition(".")
+        match = _PASS.fullmatch(name)
+        if match:
+            by_stem.setdefault(f"{prefix}.{match['stem']}", set()).add(function)
+    groups += [group for group in by_stem.values() if len(group) > 1]
+    unit = {function: frozenset({function}) for function in functions}
+    for group in groups:  # groups that overlap become one
+        merged = frozenset(group).union(*(unit.get(f, frozenset()) for f in group))
+        for function in merged:
+            unit[function] = merged
+    return unit
+
+
+def helpers_of(
+    question: Question, tags: Iterable[str], owner: Mapping[str, str], unit: Mapping[str, frozenset[str]]
+) -> tuple[str, ...]:
+    """The functions a test of ``question`` reaches that other questions own, with the rest of their
+    units; none of a unit that holds a function of ``question`` itself (it runs as written)."""
+    own = {f for f, q in owner.items() if q == question.id}
+    kept = own.union(*(unit.get(f, frozenset()) for f in own))
+    reached = [m for f in tags for m in sorted(unit.get(f, frozenset({f})))]
+    return tuple(dict.fromkeys(f for f in reached if f not in kept and f in owner))
