@@ -664,7 +664,7 @@ class _Answers:
         self.value = value
 
     def call(self, target, *args, **kwargs):
-        return types.SimpleNamespace(value=self.value, output="", fixtures=None)
+        return types.SimpleNamespace(value=self.value, output="", fixtures=None, args_after=None)
 
 
 class Checked(Case):

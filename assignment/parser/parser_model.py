@@ -3,6 +3,15 @@
 Run `python parser_model.py` to check your work; each check reports
 "passed", "FAILED", "ERROR" or "not implemented yet".
 
+Two rules hold for every function you write, and `python parser_model.py`, the
+autograder's `check` and the grader all hold you to them: a function
+changes none of the arrays and lists it is given (unless its docstring
+says so), and it gives the same result whenever it gets the same inputs.
+A right result that changes an input earns half a test's points; one that
+changes from one call to the next earns none. Numbers are compared
+with the reference's within a relative 1e-5 (an absolute 1e-7 near zero;
+for a gradient, 1e-6 of its largest entry).
+
 The parser describes a configuration by n_features token ids (words near
 the top of the stack and the front of the buffer, their part-of-speech
 tags and arc labels). For a batch of B configurations the network computes

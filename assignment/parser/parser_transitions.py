@@ -3,6 +3,15 @@
 Run `python parser_transitions.py` to check your work; each check reports
 "passed", "FAILED", "ERROR" or "not implemented yet".
 
+Two rules hold for every function you write, and `python
+parser_transitions.py`, the autograder's `check` and the grader all hold
+you to them: a function
+changes none of the arrays and lists it is given (unless its docstring
+says so), and it gives the same result whenever it gets the same inputs.
+A right result that changes an input earns half a test's points; one that
+changes from one call to the next earns none. Stacks, buffers and
+arcs are compared exactly.
+
 A parse in progress (a "configuration") has three parts:
 
     stack         words being worked on; starts as ["ROOT"], its top is

@@ -3,6 +3,15 @@
 Run `python nn_basics.py` to check your work; each check reports
 "passed", "FAILED", "ERROR" or "not implemented yet".
 
+Two rules hold for every function you write, and `python nn_basics.py`, the
+autograder's `check` and the grader all hold you to them: a function
+changes none of the arrays and lists it is given (unless its docstring
+says so), and it gives the same result whenever it gets the same inputs.
+A right result that changes an input earns half a test's points; one that
+changes from one call to the next earns none. Numbers are compared
+with the reference's within a relative 1e-5 (an absolute 1e-7 near zero;
+for a gradient, 1e-6 of its largest entry).
+
 Conventions: a batch of N examples is an (N, D) array, one example per row,
 so a layer computes X @ W + b with W of shape (D_in, D_out) and b of shape
 (1, D_out), broadcast over the rows.

@@ -2,6 +2,15 @@
 
 Run `python word2vec.py` to check your work.
 
+Two rules hold for every function you write, and `python word2vec.py`, the
+autograder's `check` and the grader all hold you to them: a function
+changes none of the arrays and lists it is given (unless its docstring
+says so), and it gives the same result whenever it gets the same inputs.
+A right result that changes an input earns half a test's points; one that
+changes from one call to the next earns none. Numbers are compared
+with the reference's within a relative 1e-5 (an absolute 1e-7 near zero;
+for a gradient, 1e-6 of its largest entry).
+
 Notation (one word per row everywhere):
     v_c          center word vector, shape (d,)
     U            outside word vectors, shape (|V|, d); row w is u_w

@@ -31,7 +31,15 @@ class ForkServerError(OSError):
     when a process cannot be started: a worker that cannot be had fails its calls with the reason."""
 
 
-def worker_env(home: str) -> dict[str, str]:
+# What memory the student's code reads before writing it holds (autograder.worker.memory): glibc
+# fills malloc's blocks with the complement of MALLOC_PERTURB_. 0x80 makes a float64 about 1.4e306,
+# so that results built on such memory are far off; the other fill gives zeros, to tell when a result
+# depends on it.
+MEMORY_FILL = 0x80
+OTHER_MEMORY_FILL = 0xFF
+
+
+def worker_env(home: str, memory_fill: int = MEMORY_FILL) -> dict[str, str]:
     """The environment of the fork server and of every worker, whose scratch folder is ``home``."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -54,6 +62,10 @@ def worker_env(home: str) -> dict[str, str]:
     # reads these when the fork server starts, and the workers forked from it inherit them.
     env["MALLOC_MMAP_THRESHOLD_"] = str(32 << 20)
     env["MALLOC_TRIM_THRESHOLD_"] = str(1 << 30)
+    # Without its per-thread cache, glibc fills every block it hands out (MALLOC_PERTURB_): memory read
+    # before it is written then holds the same bytes in every grading.
+    env["GLIBC_TUNABLES"] = "glibc.malloc.tcache_count=0"
+    env["MALLOC_PERTURB_"] = str(memory_fill)
     return env
 
 
@@ -72,7 +84,9 @@ class ForkServer:
         self._ready = False
         self._requests = 0
 
-    def start(self, config: dict, cwd: str, fds: tuple[int, int, int], deadline: float) -> int:
+    def start(
+        self, config: dict, cwd: str, fds: tuple[int, int, int], deadline: float, memory_fill: int = MEMORY_FILL
+    ) -> int:
         """Fork a supervisor for a worker running in ``cwd`` with the worker ``config`` (plan, blocked
         modules); ``fds``: its request pipe, reply pipe and output file. Returns its pid."""
         if self._process is None:
@@ -82,7 +96,8 @@ class ForkServer:
             if "error" in message:
                 raise ForkServerError(f"the fork server could not start: {message['error']}")
             self._ready = bool(message.get("ready"))
-        reply = self._ask({"command": ForkCommand.START, "cwd": cwd, "env": worker_env(cwd), **config}, fds, deadline)
+        env = worker_env(cwd, memory_fill)
+        reply = self._ask({"command": ForkCommand.START, "cwd": cwd, "env": env, **config}, fds, deadline)
         return int(reply["pid"])
 
     def exit_code(self, pid: int, timeout: float) -> int | None:

@@ -53,9 +53,9 @@ class PortableSession(BudgetedSession):
         return _PortableProcess(self.spec)
 
 
-def portable_env(home: str) -> dict[str, str]:
+def portable_env(home: str, memory_fill: int) -> dict[str, str]:
     """The worker's environment: the Linux worker's (:func:`worker_env`), and what other systems need."""
-    env = worker_env(home)
+    env = worker_env(home, memory_fill)
     # UTF-8 for what the student's code prints and the files it opens, as under Gradescope's
     # C.UTF-8; Windows would otherwise use its code page, which cannot print most of Unicode.
     env["PYTHONUTF8"] = "1"
@@ -149,7 +149,7 @@ class _PortableProcess:
             self.proc = subprocess.Popen(
                 portable_command(spec.isolation.python, config),
                 cwd=self.scratch,
-                env=portable_env(self.scratch),
+                env=portable_env(self.scratch, spec.memory_fill),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=output,

@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from autograder.boundary.fork_client import ForkServer
+from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
 from autograder.boundary.launch import UNCONFINED_EXIT
 from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
@@ -125,6 +125,7 @@ class WorkerSpec:
     limits: Limits
     isolation: Isolation = field(default_factory=Isolation)
     blocked_modules: dict[str, str] = field(default_factory=dict)
+    memory_fill: int = MEMORY_FILL  # what memory read before it is written holds (autograder.worker.memory)
 
 
 def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> Plan:
@@ -324,7 +325,8 @@ class _Process:
             "blocked": spec.blocked_modules,
         }
         try:
-            self.pid = self.forkserver.start(config, self.scratch, (request_r, reply_w, self.output_fd), deadline)
+            fds = (request_r, reply_w, self.output_fd)
+            self.pid = self.forkserver.start(config, self.scratch, fds, deadline, spec.memory_fill)
         finally:
             os.close(request_r)
             os.close(reply_w)

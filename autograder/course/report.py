@@ -12,7 +12,7 @@ from autograder.core.results import GradescopeResults
 from autograder.course.gradebook import QuestionStats
 from autograder.grading.grade import QuestionSummary
 
-_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "hidden": "dim"}
+_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "hidden": "dim", "pending": "cyan"}
 
 
 def _points(value: float) -> str:
@@ -46,8 +46,15 @@ def print_table(
             escape(summary.reason[:160]),
         )
     console.print(table)
+    pending = sum(summary.pending for summary in summaries)
     console.print(
         f"[bold]Total: {_points(results.score)} / {_points(results.max_score)}[/bold]  ({results.execution_time:.1f} s)"
+        + (
+            f"\n{_points(pending)} more points are pending: those tests wait for a function of another "
+            "question to be fixed (see them below)"
+            if pending
+            else ""
+        )
     )
     if results.output:
         console.print(results.output, markup=False, highlight=False)

@@ -32,6 +32,7 @@ from autograder.boundary.protocol import (
 )
 from autograder.boundary.session import CallResult, Session
 from autograder.boundary.state_sync import StateSync, generators_in
+from autograder.grading.checks import agree
 
 
 @dataclass
@@ -106,7 +107,7 @@ class RecordedHelpers:
         if _holds([args, kwargs], _Remote):
             raise NoAnswer(target)
         for inputs, answer in self.calls.get(target, []):
-            if _same(inputs, (args, kwargs, state), rtol=1e-9, atol=1e-12):
+            if agree(inputs, (args, kwargs, state), rtol=1e-9, atol=1e-12):
                 return copy.deepcopy(answer)
         raise NoAnswer(target)
 
@@ -178,18 +179,10 @@ class HelperBridge:
         """The helpers whose student version gave other results than the reference's here."""
         return [t for t in self.used() if self.uses[t].differs]
 
-    def unanswered_note(self) -> str:
-        """Said where the bundle's recording could not stand in for a helper on some call: the
-        grader, which has the reference, may then give this test more than ``check`` does."""
-        missing = [short_name(t) for t in self.targets if self.uses.get(t, HelperUse()).unanswered]
-        if not missing:
-            return ""
-        names = ", ".join(missing)
-        return (
-            f"Here the course's {names} could not stand in for yours on every call (your code calls "
-            f"it with inputs this bundle has no answer for), so Gradescope, which grades this test "
-            f"again with the course's {names}, may give it more than this check."
-        )
+    def unanswered(self) -> list[str]:
+        """The helpers the source could not stand in for on some call (the bundle's recording has no
+        answer for the inputs the student's code gave them): there the student's own ran."""
+        return [t for t in self.targets if self.uses.get(t, HelperUse()).unanswered]
 
     def note(self, owner: dict[str, str]) -> str:
         """The feedback: which helpers the reference stood in for, and where they are graded."""
@@ -334,43 +327,27 @@ def _difference(own: OwnResult | None, value: Any, new_state: dict | None) -> st
         if new_state is None:
             return None
         keys = [k for k in new_state if k in own.state]
-        return None if all(_same(own.state[k], new_state[k]) for k in keys) else "leaves other values here"
-    return None if _same(own.value, value) else "gives other values here"
-
-
-def _same(mine: Any, theirs: Any, depth: int = 0, *, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
-    """Whether two decoded values agree: numbers and arrays within the tolerances, the rest exactly."""
-    if depth > 64:
-        return False
-    if isinstance(theirs, (tuple, list)):
-        return (
-            isinstance(mine, (tuple, list))
-            and len(mine) == len(theirs)
-            and all(_same(a, b, depth + 1, rtol=rtol, atol=atol) for a, b in zip(mine, theirs))
-        )
-    if isinstance(theirs, dict):
-        return (
-            isinstance(mine, dict)
-            and set(mine) == set(theirs)
-            and all(_same(mine[k], theirs[k], depth + 1, rtol=rtol, atol=atol) for k in theirs)
-        )
-    if isinstance(theirs, int) and isinstance(mine, int) or isinstance(theirs, (bool, str, type(None))):
-        return type(mine) is type(theirs) and mine == theirs
-    if isinstance(theirs, (np.ndarray, float, int, np.generic)):
-        try:
-            a, b = np.asarray(mine), np.asarray(theirs)
-            if a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
-                return a.shape == b.shape and bool(np.array_equal(a, b))
-            return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
-        except (TypeError, ValueError):
-            return False
-    if isinstance(theirs, np.random.Generator):
-        return isinstance(mine, np.random.Generator) and _same(
-            mine.bit_generator.state, theirs.bit_generator.state, depth + 1
-        )
-    return False  # nothing else comes out of the wire: an Opaque or a stranger never agrees
+        return None if all(agree(own.state[k], new_state[k]) for k in keys) else "leaves other values here"
+    return None if agree(own.value, value) else "gives other values here"
 
 
 def _packed(answer: HelperAnswer) -> Packed:
     """An answer that carries no arrays."""
     return pack_parts(answer.to_json(), [])
+
+
+def pending_row(row: dict, unanswered: list[str], owner: dict[str, str]) -> dict:
+    """A test the bundle's ``check`` cannot grade apart from the student's helpers: its result waits
+    for them to be fixed, rather than blaming this question for their bugs."""
+    names = ", ".join(f"{short_name(t)} (question {owner.get(t, '?')})" for t in unanswered)
+    note = (
+        f"Pending: this test calls your {names}, which loses points in its own question, with inputs "
+        "this bundle has no recorded answer for, so here it cannot be graded apart from it. Fix that "
+        "first, then run check again. Gradescope grades this test with the course's version in place "
+        "of yours, so its points do not depend on it there."
+    )
+    return {
+        **row,
+        "output": f"{note}\nWhat this test says meanwhile:\n{row['output']}".strip(),
+        "extra_data": {"pending": [short_name(t) for t in unanswered]},
+    }

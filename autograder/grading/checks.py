@@ -6,12 +6,15 @@ the input case, and the largest error and where it is. Order of checks: type, sh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from autograder.boundary.protocol import Opaque
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
 def describe(value: Any) -> str:
@@ -176,3 +179,63 @@ def is_close(actual: Any, expected: Any, *, rtol: float = 1e-5, atol: float = 1e
     except AssertionError:
         return False
     return True
+
+
+def agree(mine: Any, theirs: Any, depth: int = 0, *, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+    """Whether two decoded values agree: numbers and arrays within the tolerances (``rtol=atol=0``:
+    exactly, NaN where NaN was), an object that could not travel by its description, the rest exactly."""
+    if depth > 64:
+        return False
+    if isinstance(theirs, (tuple, list)):
+        return (
+            isinstance(mine, (tuple, list))
+            and len(mine) == len(theirs)
+            and all(agree(a, b, depth + 1, rtol=rtol, atol=atol) for a, b in zip(mine, theirs))
+        )
+    if isinstance(theirs, dict):
+        return (
+            isinstance(mine, dict)
+            and set(mine) == set(theirs)
+            and all(agree(mine[k], theirs[k], depth + 1, rtol=rtol, atol=atol) for k in theirs)
+        )
+    if isinstance(theirs, int) and isinstance(mine, int) or isinstance(theirs, (bool, str, type(None))):
+        return type(mine) is type(theirs) and mine == theirs
+    if isinstance(theirs, (np.ndarray, float, int, np.generic)):
+        try:
+            a, b = np.asarray(mine), np.asarray(theirs)
+            if a.dtype.kind not in "biuf" or b.dtype.kind not in "biuf":
+                return a.shape == b.shape and bool(np.array_equal(a, b))
+            return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+        except (TypeError, ValueError):
+            return False
+    if isinstance(theirs, np.random.Generator):
+        return isinstance(mine, np.random.Generator) and agree(
+            mine.bit_generator.state, theirs.bit_generator.state, depth + 1
+        )
+    if isinstance(theirs, Opaque):  # an object's repr: the same but for where it lies in memory
+        return isinstance(mine, Opaque) and (mine.type_name, _ADDRESS.sub("", mine.text)) == (
+            theirs.type_name,
+            _ADDRESS.sub("", theirs.text),
+        )
+    return False  # nothing else comes out of the wire: a stranger never agrees
+
+
+def first_difference(mine: Any, theirs: Any, where: str = "") -> str:
+    """Where two results that do not agree exactly first differ, for a message: `` (in [1]: largest
+    difference 0.5 at index (2, 0))``; empty where it cannot be said more simply than by the values."""
+    if isinstance(theirs, (list, tuple)) and isinstance(mine, (list, tuple)) and len(mine) == len(theirs):
+        for index, (a, b) in enumerate(zip(mine, theirs)):
+            if not agree(a, b, rtol=0, atol=0):
+                return first_difference(a, b, f"{where}[{index}]")
+    if isinstance(theirs, dict) and isinstance(mine, dict) and set(mine) == set(theirs):
+        for key in theirs:
+            if not agree(mine[key], theirs[key], rtol=0, atol=0):
+                return first_difference(mine[key], theirs[key], f"{where}[{key!r}]")
+    place = f"in {where}: " if where else ""
+    if _numeric(theirs) and _numeric(mine) and np.shape(mine) == np.shape(theirs):
+        a, b = np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float)
+        with np.errstate(invalid="ignore"):
+            gap = np.where(np.isnan(a) != np.isnan(b), np.inf, np.nan_to_num(np.abs(a - b), nan=0.0))
+        worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(gap)), gap.shape))
+        return f" ({place}largest difference {float(gap[worst]):.3g}{at_index(worst)})"
+    return f" ({place[:-2]})" if where else ""

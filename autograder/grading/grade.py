@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
-from autograder.boundary.fork_client import ForkServer
+from autograder.boundary.fork_client import OTHER_MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, detect_isolation
 from autograder.boundary.preload import library_imports
 from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec
@@ -32,7 +32,7 @@ from autograder.grading.derivation_grading import EXTRA_KEY, auto_graded_rows, d
 from autograder.grading.expected import LiveReference, ReferenceCalls, load_fixtures
 from autograder.grading.preflight import broken_imports
 from autograder.grading.reference import load_reference
-from autograder.grading.runner import collect_tests, run_tests
+from autograder.grading.runner import PRINTED, collect_tests, run_tests
 from autograder.written.answers import submitted_answers
 
 
@@ -43,6 +43,7 @@ class QuestionSummary:
     score: float
     max_score: float
     reason: str
+    pending: float = 0.0  # points of tests the bundle's check leaves pending (carried_forward.pending_row)
 
     @property
     def status(self) -> str:
@@ -50,6 +51,8 @@ class QuestionSummary:
             return "hidden"
         if self.score >= self.max_score - 1e-9:
             return "passed"
+        if self.score + self.pending >= self.max_score - 1e-9:
+            return "pending"
         return "partial" if self.score > 0 else "failed"
 
 
@@ -141,19 +144,15 @@ def grade(
         settled: set[str] = set()  # questions graded so far with full marks (error carried forward)
         helpers = expected.helper_source()  # once: in the bundle it decodes the whole recording
         for question in config.questions:
-            with sessions(spec, question.time_limit, question.id) as worker:
-                mine = run_tests(
-                    tests[question.id],
-                    {
-                        "worker": worker,
-                        "ref": reference,
-                        "fixtures": fixtures,
-                        "reference": expected,
-                        "answers": answers,
-                        "settled": frozenset(settled),
-                        "helpers": helpers,
-                    },
-                )
+            context = {
+                "ref": reference,
+                "fixtures": fixtures,
+                "reference": expected,
+                "answers": answers,
+                "settled": frozenset(settled),
+                "helpers": helpers,
+            }
+            mine = _graded_question(question, tests[question.id], context, spec, sessions)
             if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
                 settled.add(question.id)
             rows += mine
@@ -164,6 +163,35 @@ def grade(
     if found:
         results.extra_data[EXTRA_KEY] = {question: verdict.model_dump() for question, verdict in found.items()}
     return results
+
+
+def _graded_question(
+    question: Question, tests: list, context: dict, spec: WorkerSpec, sessions: SessionFactory
+) -> list[dict]:
+    """The rows of one question's tests. When some lost points, the question runs once more with
+    other bytes in the memory the student's code reads before writing it (autograder.worker.memory);
+    a test whose score or verdict changes with them says so, and keeps the first grading's score."""
+    with sessions(spec, question.time_limit, question.id) as worker:
+        rows = run_tests(tests, {**context, "worker": worker})
+        timed_out = getattr(worker, "timed_out_on", None) is not None
+    if timed_out or all(row["score"] >= row["max_score"] - 1e-9 for row in rows):
+        return rows
+    with sessions(replace(spec, memory_fill=OTHER_MEMORY_FILL), question.time_limit, question.id) as worker:
+        again = run_tests(tests, {**context, "worker": worker})
+    return [_memory_note(row, other) for row, other in zip(rows, again)]
+
+
+def _memory_note(row: dict, other: dict) -> dict:
+    verdict, other_verdict = (r["output"].split(PRINTED, 1)[0] for r in (row, other))
+    if abs(row["score"] - other["score"]) <= 1e-9 and verdict == other_verdict:
+        return row
+    note = (
+        f"Your result depends on memory your code reads before it writes it: graded again with other "
+        f"bytes there (zeros), this test scored {other['score']:g} instead of {row['score']:g}. "
+        "np.empty and np.empty_like give whatever bytes lie in memory; use np.zeros, or set every "
+        "entry before reading it. The grade is the first one, the same in every grading."
+    )
+    return {**row, "output": f"{row['output']}\n{note}".strip()}
 
 
 def _preload(assignment: Assignment) -> list[str]:
@@ -254,6 +282,7 @@ def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[Ques
     for question in config.scored_questions:
         mine = [t for t in results.tests if question_of(t.number) == question.id]
         failing = [t for t in mine if t.status == "failed"]
+        failing.sort(key=lambda t: bool(t.extra_data.get("pending")))  # a test's own failure first
         reason = ""
         if failing:
             first_line = next((line for line in failing[0].output.splitlines() if line.strip()), "")
@@ -264,7 +293,8 @@ def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[Ques
             reason = "graded by hidden tests after the deadline" + (
                 "; check-written says whether your answer can be read" if written else ""
             )
+        pending = math.fsum(t.max_score - t.score for t in mine if t.extra_data.get("pending"))
         summaries.append(
-            QuestionSummary(question.id, question.title, score, math.fsum(t.max_score for t in mine), reason)
+            QuestionSummary(question.id, question.title, score, math.fsum(t.max_score for t in mine), reason, pending)
         )
     return summaries

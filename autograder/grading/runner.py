@@ -22,10 +22,12 @@ from typing import Any
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
 
 from autograder.core.config import Assignment
-from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession
+from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row
 from autograder.grading.collect import TestInfo, declared_tests
-from autograder.grading.ownership import helpers_of, owners
+from autograder.grading.ownership import helpers_of, owners, units
+from autograder.grading.testing import RULE_BROKEN_SHARE
 
+PRINTED = "Your code printed:"  # heads what the student's code printed, at the end of a test's output
 INTERNAL_ERROR = (
     "The autograder itself failed in this test ({error}). This is not a problem with "
     "your code; the course staff can see the details in the grader log."
@@ -39,13 +41,19 @@ def collect_tests(
     (:mod:`autograder.grading.collect` says what a test declares). Raises ConfigError."""
     by_question = declared_tests(assignment, include_hidden, recorded_weights)
     owner = owners(assignment.config, {q: [t.tags for t in tests] for q, tests in by_question.items()})
+    unit = units(assignment.config, owner)
     for question_id, tests in by_question.items():
         question = assignment.config.question(question_id)
-        tests[:] = [
-            replace(t, helpers=tuple((f, owner[f]) for f in helpers_of(question, t.tags, owner))) for t in tests
-        ]
+        tests[:] = [_with_helpers(t, helpers_of(question, t.tags, owner, unit), owner, unit) for t in tests]
         tests.sort(key=lambda t: [int(p) if p.isdigit() else p for p in re.split(r"[.]", t.number)])
     return by_question
+
+
+def _with_helpers(
+    info: TestInfo, helpers: tuple[str, ...], owner: Mapping[str, str], unit: Mapping[str, frozenset[str]]
+) -> TestInfo:
+    groups = {unit[f] & frozenset(helpers) for f in helpers}
+    return replace(info, helpers=tuple((f, owner[f]) for f in helpers), units=tuple(g for g in groups if len(g) > 1))
 
 
 class SafeJSONTestResult(JSONTestResult):
@@ -159,9 +167,19 @@ class SafeJSONTestResult(JSONTestResult):
                 parts.append(str(err[1]))
             else:
                 parts.append(INTERNAL_ERROR.format(error=f"{err[0].__name__}: {err[1]}"))
+        broken = list(dict.fromkeys(getattr(test, "broken_rules", ())))
+        if broken:
+            share = RULE_BROKEN_SHARE * weight
+            if score > share:
+                parts.append(
+                    f"The results are right, but a rule is broken, which costs half the points ({share:g} "
+                    f"of {weight:g} here):"
+                )
+            score = min(score, share)
+            parts.extend(f"- {rule}" for rule in broken)
         printed = getattr(test, "student_output", None)
         if printed:
-            parts.append("Your code printed:\n" + "\n".join(printed))
+            parts.append(PRINTED + "\n" + "\n".join(printed))
         return {
             "name": self.getDescription(test),
             "score": score,
@@ -192,13 +210,14 @@ def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
     are replaced: a question already graded with full marks vouches for its functions, and a
     test whose helpers are all vouched for does not run again. While ``release`` records, every
     test with helpers runs again with all of them."""
+    context = {"runs": {}, **context}
     rows = _run_suite(tests, context)
     source: HelperSource | None = context.get("helpers")
     if source is None:
         return rows
     recording = getattr(source, "recorder", None) is not None
     settled = set() if recording else set(context.get("settled", ()))
-    suspects = [[(f, owner) for f, owner in info.helpers if owner not in settled] for info in tests]
+    suspects = [_suspects(info, settled) for info in tests]
     return [
         _carried_forward(info, row, context, source, helpers)
         if helpers and (recording or row["score"] < info.weight - 1e-9)
@@ -207,17 +226,29 @@ def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
     ]
 
 
+def _suspects(info: TestInfo, settled: set[str]) -> list[tuple[str, str]]:
+    """The helpers to replace: those of questions not settled, with the rest of their units."""
+    chosen = {f for f, owner in info.helpers if owner not in settled}
+    for unit in info.units:
+        if unit & chosen:
+            chosen |= unit
+    return [(f, owner) for f, owner in info.helpers if f in chosen]
+
+
 def _carried_forward(
     info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
 ) -> dict:
     helpers = HelperBridge(source, [f for f, _ in suspects])
     (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers), "relayed": True})
+    unanswered = helpers.unanswered()
+    if unanswered and again["score"] < info.weight - 1e-9:
+        return pending_row(again, unanswered, dict(info.helpers))
     # The rerun's row when it scores better, or as well while a helper of the student's differed:
     # then it tells what is wrong in this question's own code, without the helper's bug.
     better = again["score"] > row["score"] + 1e-9
     if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
-        return _noted(row, helpers.unanswered_note())
-    return _noted(again, helpers.note(dict(info.helpers)), helpers.unanswered_note())
+        return row
+    return _noted(again, helpers.note(dict(info.helpers)))
 
 
 def _noted(row: dict, *notes: str) -> dict:

@@ -13,6 +13,7 @@ use the reference modules directly (``self.ref``); public tests may not, as the 
 from __future__ import annotations
 
 import unittest
+from collections.abc import Callable
 from types import ModuleType, SimpleNamespace
 from typing import Any, ClassVar
 
@@ -35,21 +36,64 @@ class GradedTestCase(unittest.TestCase):
     ref: SimpleNamespace | None  # the reference modules; None in the student bundle
     reference: ReferenceCalls  # answers self.expect
     fixtures: ModuleType
+    runs: dict  # what tests of the question share (see reused)
 
     def setUp(self) -> None:
         self.student_output: list[str] = []
+        self.broken_rules: list[str] = []  # rules every function keeps, broken on the way (see call_full)
 
     # -- calling the student's code -------------------------------------------------------------
 
-    def call_full(self, target: str, *args: Any, case: str, **kwargs: Any) -> CallResult:
-        """Run ``target`` in the worker; a failure there fails this test with a clear message."""
+    def call_full(
+        self, target: str, *args: Any, case: str, repeat: bool = True, return_args: bool = False, **kwargs: Any
+    ) -> CallResult:
+        """Run ``target`` in the worker; a failure there fails this test with a clear message.
+
+        Two rules hold for every function students write, whatever the test checks: a function
+        changes none of the arrays and lists it is given (a right result reached that way earns
+        :data:`RULE_BROKEN_SHARE` of the test's points, as the starter's module docstrings say), and
+        it gives the same result when called again at once with the same inputs (else the test
+        fails: it keeps something between calls, or reads memory it never wrote). ``repeat=False``
+        for a call too long to make twice (a training run), whose test checks its state otherwise.
+        """
+        student = ":" not in target
         try:
-            result = self.worker.call(target, *args, **kwargs)
+            result = self.worker.call(target, *args, return_args=return_args or student, **kwargs)
         except StudentCodeError as error:
             self._keep_output(target, error.output)
             self.fail(f"{_label(target)} [{case}]: {error}")
         self._keep_output(target, result.output)
+        if student:
+            self._check_inputs(target, args, result.args_after, case)
+        if repeat:
+            self._check_again(target, args, kwargs, result, case)
         return result
+
+    def _check_inputs(self, target: str, args: tuple, after: Any, case: str) -> None:
+        if not isinstance(after, list) or len(after) != len(args):
+            return
+        for position, (given, left) in enumerate(zip(args, after), start=1):
+            if _plain(given) and not checks.agree(left, given, rtol=0, atol=0):
+                self.broken_rules.append(
+                    f"{_label(target)} [{case}] changed its argument {position} ({checks.describe(given)}), "
+                    "which no function may do unless its docstring says so: work on a copy"
+                )
+
+    def _check_again(self, target: str, args: tuple, kwargs: dict, first: CallResult, case: str) -> None:
+        try:
+            again = self.worker.call(target, *args, **kwargs)
+        except StudentCodeError as error:
+            self.fail(
+                f"{_label(target)} [{case}]: called a second time with the same inputs, it failed: {error}\n{_AGAIN}"
+            )
+        if not (
+            checks.agree(again.value, first.value, rtol=0, atol=0)
+            and checks.agree(again.fixtures, first.fixtures, rtol=0, atol=0)
+        ):
+            self.fail(
+                f"{_label(target)} [{case}]: called a second time with the same inputs, it gave another "
+                f"result{checks.first_difference(again.value, first.value)}.\n{_AGAIN}"
+            )
 
     def call(self, target: str, *args: Any, case: str, **kwargs: Any) -> Any:
         return self.call_full(target, *args, case=case, **kwargs).value
@@ -82,6 +126,19 @@ class GradedTestCase(unittest.TestCase):
         expected = self.expect(target, *args, **kwargs)
         label = f"{what or target.rsplit('.', 1)[-1] + '(...)'} [{case}]"
         checks.assert_matches(value, expected, label, rtol=rtol, atol=atol, rows=rows)
+        return value
+
+    def reused(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, run once per question and set of helpers answered by the reference: tests
+        that read one run (a training) share it, and a test's rerun with helpers carried forward
+        shares the rerun of the test whose run it reads, replacing the same helpers."""
+        bridge = getattr(self.worker, "helpers", None)
+        key_with = (key, tuple(bridge.targets) if bridge is not None else ())
+        if key_with not in self.runs:
+            self.runs[key_with] = (compute(), bridge)
+        value, first = self.runs[key_with]
+        if bridge is not None and first is not bridge:  # its feedback says what the run replaced
+            bridge.uses.update(first.uses)
         return value
 
     def _keep_output(self, target: str, output: str) -> None:
@@ -182,6 +239,26 @@ class GradedTestCase(unittest.TestCase):
 
 
 _SCALE_TOLERANCE = 1e-6
+# What a test gives for a right result reached while breaking a rule every function keeps (it
+# changed its inputs), or one its docstring states (sgd calls f once per iteration); the starter's
+# docstrings state the same share.
+RULE_BROKEN_SHARE = 0.5
+_AGAIN = (
+    "A function must give the same result whenever it gets the same inputs: yours keeps something "
+    "from one call to the next (a variable at module or class level, a buffer it never resets), or "
+    "reads memory it never wrote (an array from np.empty or np.empty_like used before every entry "
+    "is set)."
+)
+
+
+def _plain(value: Any) -> bool:
+    """Data a function could change in place: arrays, and lists and dicts of them or of numbers."""
+    if isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, (list, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return all(_plain(item) or isinstance(item, (int, float, str, bool, tuple)) for item in items)
+    return False
 
 
 def _label(target: str) -> str:

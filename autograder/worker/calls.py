@@ -37,6 +37,7 @@ from autograder.boundary.protocol import (
 )
 from autograder.worker import probes
 from autograder.worker.helpers import Channel, Relay
+from autograder.worker.memory import fill_uninitialised
 
 _MAX_REQUEST_BYTES = 1 << 30
 _TRACEBACK_LIMIT = 4000
@@ -221,6 +222,7 @@ def serve(
     # sees its scratch folder and the standard library, nothing else of ours.
     sys.path[:] = [scratch] + [p for p in sys.path if p not in trusted_paths]
     sys.meta_path.insert(0, _RefuseBlocked(blocked))
+    fill_uninitialised()
     reader = FrameReader(request_fd, _MAX_REQUEST_BYTES)
     worker = Worker(fixtures, scratch, blocked, Channel(reader, reply_fd))
     write_all(reply_fd, pack(Ready(sys.version.split()[0]).to_json(), []))

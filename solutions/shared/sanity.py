@@ -9,13 +9,24 @@ A check is a function with no arguments that returns nothing when all is
 well and raises `AssertionError` (or `GradientCheckError`) otherwise.
 Unfinished work raises `NotImplementedError`, which is reported as such
 rather than as a failure, so the checks can be run at any stage.
+
+Two rules hold for every function you write, and the checks (like the
+grader) hold each one to them: a function changes none of the arrays and
+lists it is given, and it gives the same result whenever it gets the same
+inputs. So each check runs twice, and while the checks run, every function
+of the module fails the check that calls it if it changes an argument.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
+import inspect
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 Check = tuple[str, Callable[[], None]]
 
@@ -46,24 +57,96 @@ def _where(error: BaseException) -> str:
     return f"{frame.filename}, line {frame.lineno}, in {frame.name}"
 
 
-def run_check(name: str, check: Callable[[], None]) -> str:
-    """Run one check, print one line about it and return its status."""
+def _attempt(check: Callable[[], None]) -> tuple[str, BaseException | None]:
     try:
         check()
-    except NotImplementedError:
-        print(f"{name}: not implemented yet")
-        return NOT_IMPLEMENTED
+    except NotImplementedError as error:
+        return NOT_IMPLEMENTED, error
     except AssertionError as error:  # GradientCheckError is one too
-        print(f"{name}: FAILED: {error}")
-        return FAILED
+        return FAILED, error
     except Exception as error:  # a crash in the checked code, not a crash here
+        return ERROR, error
+    return PASSED, None
+
+
+def run_check(name: str, check: Callable[[], None]) -> str:
+    """Run one check (twice, if it passes: see above), print one line about it and return its status."""
+    status, error = _attempt(check)
+    if status == PASSED:
+        status, error = _attempt(check)
+        if status != PASSED:
+            print(
+                f"{name}: FAILED when run a second time, after passing the first: {type(error).__name__}: "
+                f"{error}\n    A function must give the same result whenever it gets the same inputs: "
+                "something is kept from one call to the next (a variable at module or class level, a "
+                "buffer never reset), or memory is read before it is written (np.empty)."
+            )
+            return FAILED
+    if status == NOT_IMPLEMENTED:
+        print(f"{name}: not implemented yet")
+    elif status == FAILED:
+        print(f"{name}: FAILED: {error}")
+    elif status == ERROR:
         print(f"{name}: ERROR: {type(error).__name__}: {error}")
-        location = _where(error)
+        location = _where(error) if error is not None else ""
         if location:
             print(f"    raised at {location}")
-        return ERROR
-    print(f"{name}: passed")
-    return PASSED
+    else:
+        print(f"{name}: passed")
+    return status
+
+
+def _same(before: Any, after: Any) -> bool:
+    if hasattr(before, "shape") and hasattr(before, "dtype"):  # a numpy array
+        import numpy as np
+
+        try:
+            return before.shape == after.shape and bool(np.array_equal(before, after, equal_nan=True))
+        except TypeError:  # equal_nan on a dtype without NaN
+            return before.shape == after.shape and bool(np.array_equal(before, after))
+    if isinstance(before, (list, tuple)):
+        return isinstance(after, type(before)) and len(before) == len(after) and all(map(_same, before, after))
+    if isinstance(before, dict):
+        return isinstance(after, dict) and before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
+    return True  # numbers and text cannot change in place
+
+
+def _guarded(function: Callable) -> Callable:
+    """``function``, failing the check that calls it if it changes one of its arguments."""
+
+    @functools.wraps(function)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        kept = [copy.deepcopy(a) if isinstance(a, (list, dict)) or hasattr(a, "dtype") else None for a in args]
+        result = function(*args, **kwargs)
+        for position, (before, after) in enumerate(zip(kept, args), start=1):
+            if before is not None and not _same(before, after):
+                raise AssertionError(
+                    f"{function.__name__} changed its argument {position} in place; no function may change "
+                    "the arrays and lists it is given (unless its docstring says so): work on a copy"
+                )
+        return result
+
+    return guarded
+
+
+@contextmanager
+def _inputs_guarded(checks: Sequence[Check]) -> Iterator[None]:
+    """Every function defined in the checks' module guarded (see `_guarded`) while the block runs."""
+    names = {check.__globals__.get("__name__") for _, check in checks}
+    module = next((check.__globals__ for _, check in checks), {})
+    chosen = {
+        name: value
+        for name, value in module.items()
+        if inspect.isfunction(value)
+        and value.__module__ in names
+        and not name.startswith(("_", "check_"))
+        and value not in {check for _, check in checks}
+    }
+    module.update({name: _guarded(value) for name, value in chosen.items()})
+    try:
+        yield
+    finally:
+        module.update(chosen)
 
 
 def run_checks(checks: Sequence[Check], title: str = "") -> CheckSummary:
@@ -74,7 +157,8 @@ def run_checks(checks: Sequence[Check], title: str = "") -> CheckSummary:
     """
     if title:
         print(f"== {title} ==")
-    statuses = [run_check(name, check) for name, check in checks]
+    with _inputs_guarded(checks):
+        statuses = [run_check(name, check) for name, check in checks]
     summary = CheckSummary(
         passed=statuses.count(PASSED),
         failed=statuses.count(FAILED),

@@ -1,6 +1,14 @@
 """Plain stochastic gradient descent with checkpoints and step annealing.
 
 Run `python sgd.py` to check your update step.
+
+Two rules hold for every function you write, and `python sgd.py`, the
+autograder's `check` and the grader all hold you to them: a function
+changes none of the arrays and lists it is given (unless its docstring
+says so), and it gives the same result whenever it gets the same inputs.
+A right result that changes an input earns half a test's points; one that
+changes from one call to the next earns none. The final x is compared
+with the reference's within a relative 1e-7 (an absolute 1e-10).
 """
 
 from __future__ import annotations
