@@ -10,7 +10,8 @@ import pytest
 
 from autograder.assignments.parser.support import wrong_parses
 from autograder.core.config import load_assignment
-from tests.conftest import PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero, lost_points
+from tests.conftest import (PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero,
+                            lost_points, question_scores)
 from tests.fixtures.parser_bugs import BUGS
 
 
@@ -95,3 +96,24 @@ def test_wrong_arcs_are_told_apart_from_misplaced_ones():
     wrong = wrong_parses(sentences, [expected[0], expected[1], [(4, 5), ("ROOT", 4)]], expected)
     assert "sentence 2 ([4, 5])" in wrong and "missing [('ROOT', 5), (5, 4)]" in wrong
     assert "should not be there [('ROOT', 4), (4, 5)]" in wrong and "the order of the results is not" in wrong
+
+
+def test_a_do_nothing_adam_step_earns_nothing(parser_grader, tmp_path):
+    """Arrays that never change are trivially updated in place: that test once gave a point."""
+    nothing = next(b for b in BUGS if b.name == "Adam.step does nothing")
+    results = parser_grader.graded_bug(nothing, tmp_path)
+    assert question_scores(results)["1a"][0] == 0
+
+
+def test_a_parse_one_step_short_loses_less_than_a_crash(parser_grader, tmp_path):
+    """Partial credit by the share of sentences parsed right: a minibatch_parse that leaves one parse
+    a step short keeps most of 2b, where one that returns nothing keeps none of it."""
+    short = next(b for b in BUGS if b.name == "minibatch_parse leaves the last parse one step short")
+    score, points = question_scores(parser_grader.graded_bug(short, tmp_path))["2b"]
+    assert 0.5 * points < score < points
+
+
+def test_forward_in_training_drops_with_the_model_s_own_probability(parser_grader, tmp_path):
+    hard_coded = next(b for b in BUGS if b.name == "forward hard-codes the dropout probability")
+    lost = {t.number: t.output for t in lost_points(parser_grader.graded_bug(hard_coded, tmp_path / "p"))}
+    assert list(lost) == ["3b.3"] and "the model's own dropout_prob" in lost["3b.3"]

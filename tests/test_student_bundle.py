@@ -22,6 +22,7 @@ from autograder.course.dataset import DatasetError
 from autograder.core.results import GradescopeResults
 from autograder.written.giveaway import answer_finders, readable_text
 from tests.conftest import PYTHON
+from tests.fixtures.mutants import bug
 from tests.fixtures.word2vec_bugs import BUGS
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
@@ -254,3 +255,27 @@ def test_student_readme_names_this_assignment_and_every_step(bundle):
                     "python -m autograder collect-submission word2vec", "Python 3.10 to 3.14"):
         assert command in readme, command
     assert "data/ud-english-ewt/" in readme
+
+
+def test_check_leaves_pending_what_it_cannot_grade_apart_from_a_wrong_helper(bundle, tmp_path, repo, word2vec_grader):
+    """A right naive softmax that calls softmax on a (1, |V|) row, beside a softmax that normalises
+    over the wrong axis: the recording has no answer for that call, so check cannot stand the
+    course's softmax in for the student's. It leaves 2b pending and names softmax, rather than
+    charging 2b for 1a's bug as it once did; Gradescope, with the reference, gives 2b full marks."""
+    axis = next(b for b in BUGS if b.name == "softmax normalises over the wrong axis")
+    submission = axis.apply(repo / "solutions" / "word2vec", tmp_path / "buggy")
+    row_call = bug("naive softmax on a row", "word2vec.py", "y_hat = softmax(outside_vectors @ center_word_vec)",
+                   "y_hat = softmax((outside_vectors @ center_word_vec)[None, :])[0]", "word2vec.naive_softmax_loss_and_gradient", "")
+    row_call.apply(submission, tmp_path / "both")
+    folder = unpack(bundle, tmp_path / "hw1")
+    for name in WORD2VEC_FILES:
+        shutil.copy(tmp_path / "both" / name, folder / name)
+    run = in_bundle(folder, "check", "word2vec", "--results", "checked.json")
+    checked = {t.number: t for t in GradescopeResults.model_validate(
+        json.loads((folder / "checked.json").read_text())).tests}
+    pending = {n for n, t in checked.items() if t.extra_data.get("pending")}
+    assert pending and all(n.startswith("2b.") for n in pending), pending
+    assert all("Pending: this test calls your softmax (question 1a)" in checked[n].output for n in pending)
+    assert "pending" in run.stdout and "more points are pending" in run.stdout, run.stdout
+    graded = {t.number: t for t in word2vec_grader(tmp_path / "both").tests}
+    assert all(graded[n].score == graded[n].max_score for n in pending)

@@ -197,3 +197,18 @@ def test_overflow_warnings_are_named_instead_of_the_formula(word2vec_grader, rep
     assert test.status == "failed"
     assert "RuntimeWarning" in test.output and "make that computation stable first" in test.output
     assert "the gradient formula is wrong" not in test.output
+
+
+def test_memory_read_before_it_is_written_scores_the_same_every_time_and_says_so(word2vec_grader, repo, tmp_path):
+    """A skip-gram that sums into np.empty_like scored 38 or 36 of 40 from one grading to the next:
+    the worker's memory now holds the same bytes every time, and another fill tells the student."""
+    empty = bug("skipgram sums into np.empty_like", "word2vec.py",
+                "    grad_outside_vectors = np.zeros(outside_vectors.shape)",
+                "    grad_outside_vectors = np.empty_like(outside_vectors)", "word2vec.skipgram", "2d")
+    submission = empty.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
+    first, second = (word2vec_grader(submission) for _ in range(2))
+    assert [(t.number, t.score) for t in first.tests] == [(t.number, t.score) for t in second.tests]
+    lost = lost_points(first)
+    assert lost and {t.number.split(".")[0] for t in lost} == {"2d"}
+    assert any("depends on memory your code reads before it writes it" in t.output and "np.empty" in t.output
+               for t in lost)

@@ -202,10 +202,6 @@ class AssignmentConfig(_Strict):
         return [q for q in self.questions if q.kind == "written"] + list(self.manual_questions)
 
     @property
-    def manual_points(self) -> float:
-        return sum(q.points for q in self.manual_questions)
-
-    @property
     def scored_questions(self) -> list[Question | ManualQuestion]:
         """What results.json scores: the questions, then the written questions auto-graded."""
         return [*self.questions, *(q for q in self.manual_questions if q.auto_grade)]

@@ -28,7 +28,6 @@ from autograder.grading.runner import collect_tests
 class SelfCheck:
     results: GradescopeResults
     hidden: dict[str, float]  # question id -> points in hidden tests (only those with some)
-    manual_points: float
 
     @property
     def passed(self) -> bool:
@@ -42,7 +41,7 @@ def run_check(assignment: Assignment, folder: Path, isolation: Isolation | None 
     results = grade(assignment, folder, include_hidden=False, expected=expected, isolation=isolation)
     public = collect_tests(assignment, False, expected.test_weights() if expected else None)
     hidden = {q.id: q.points - sum(t.weight for t in public[q.id]) for q in assignment.config.questions}
-    return SelfCheck(results, {q: p for q, p in hidden.items() if p > 1e-9}, assignment.config.manual_points)
+    return SelfCheck(results, {q: p for q, p in hidden.items() if p > 1e-9})
 
 
 def _points(value: float) -> str:
@@ -68,10 +67,18 @@ def print_check(assignment: Assignment, folder: Path, check: SelfCheck, console:
             "not mean full marks.",
             highlight=False,
         )
-    if check.manual_points:
+    config = assignment.config
+    by_hand = sum(q.points for q in config.manual_questions if not q.auto_grade)
+    by_machine = [q for q in config.manual_questions if q.auto_grade]
+    if by_hand or by_machine:
+        parts = [f"the written questions graded by hand ({_points(by_hand)} points)"] if by_hand else []
+        if by_machine:
+            parts.append(
+                f"the {_points(sum(q.points for q in by_machine))} points of written answers checked by machine "
+                f"after the deadline ({', '.join(q.id for q in by_machine)})"
+            )
         console.print(
-            f"The written questions graded by hand ({_points(check.manual_points)} points) are "
-            f"not checked either; check their format with: python -m autograder check-written "
-            f"{assignment.name} ANSWERS",
+            f"Not checked either: {' and '.join(parts)}; check that your written answers can be read with: "
+            f"python -m autograder check-written {assignment.name} ANSWERS",
             highlight=False,
         )

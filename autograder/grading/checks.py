@@ -7,7 +7,7 @@ the input case, and the largest error and where it is. Order of checks: type, sh
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,6 +68,18 @@ def as_numeric(value: Any, what: str) -> np.ndarray:
     raise AssertionError(f"{what}: expected a number or an array, got {describe(value)}")
 
 
+def as_numbers(value: Any, what: str) -> np.ndarray:
+    """What a probe reports of the student's code (an array, or a list of arrays or numbers) as a
+    float array, or a failure saying what it was instead: never an error of the grader's own."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):  # ragged lists
+        array = np.asarray(None)
+    if array.dtype.kind not in "biuf":
+        raise AssertionError(f"{what}: expected numbers, got {describe(value)}")
+    return array.astype(float)
+
+
 def unpack(value: Any, count: int, what: str) -> Sequence[Any]:
     """The student's return value as ``count`` items (a tuple or list), or a failure."""
     if not isinstance(value, (tuple, list)) or len(value) != count:
@@ -75,13 +87,53 @@ def unpack(value: Any, count: int, what: str) -> Sequence[Any]:
     return value
 
 
-def at_index(index: tuple[int, ...]) -> str:
-    """`` at index i`` (one axis) or `` at index (i, j)``; nothing for a scalar."""
+# An entry's index -> its name, for a result whose entries have names of their own: the flat
+# gradient of a network's parameters names (42,) as b2[0, 3] (see flat_layout).
+Layout = Callable[[tuple[int, ...]], str]
+
+
+def flat_layout(parts: Sequence[tuple[str, tuple[int, ...]]]) -> Layout:
+    """The layout of a flat vector that joins arrays of these names and shapes, each row by row."""
+
+    def name(index: tuple[int, ...]) -> str:
+        offset = index[0]
+        for part, shape in parts:
+            size = int(np.prod(shape))
+            if offset < size:
+                inner = ", ".join(str(int(i)) for i in np.unravel_index(offset, shape))
+                return f"{part}[{inner}]"
+            offset -= size
+        return f"index {index[0]}"
+
+    return name
+
+
+def at_index(index: tuple[int, ...], layout: Layout | None = None) -> str:
+    """`` at index i`` (one axis) or `` at index (i, j)``, or `` at b2[0, 3]`` with a ``layout``;
+    nothing for a scalar."""
+    if layout is not None and index:
+        return f" at {layout(index)}"
     return f" at index {index[0] if len(index) == 1 else index}" if index else ""
 
 
+def shown_apart(mine: float, theirs: float) -> tuple[str, str]:
+    """Two numbers with as many significant digits as it takes to see them differ (6 at least)."""
+    for digits in range(6, 18):
+        shown = f"{mine:.{digits}g}", f"{theirs:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return shown
+
+
 def assert_close(
-    actual: Any, expected: Any, what: str, *, rtol: float = 1e-5, atol: float = 1e-7, rows: bool = False
+    actual: Any,
+    expected: Any,
+    what: str,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 1e-7,
+    rows: bool = False,
+    layout: Layout | None = None,
 ) -> np.ndarray:
     """``actual`` equals ``expected`` within ``atol + rtol * |expected|`` element-wise.
 
@@ -107,7 +159,7 @@ def assert_close(
         kind = "NaN" if np.isnan(got[index]) else "inf"
         raise AssertionError(
             f"{what}: contains {kind} ({int(broken.sum())} of {got.size} entries, "
-            f"first{at_index(index)}); expected finite values (overflow, log(0) or 0/0?)"
+            f"first{at_index(index, layout)}); expected finite values (overflow, log(0) or 0/0?)"
         )
     error = np.abs(got - expected)
     excess = error - (atol + rtol * np.abs(expected))
@@ -116,10 +168,12 @@ def assert_close(
         return got
     worst = np.unravel_index(int(np.argmax(np.where(bad, error, -1.0))), got.shape) if got.ndim else ()
     index = tuple(int(i) for i in worst)
+    mine, theirs = shown_apart(float(got[index]), float(expected[index]))
+    relative = f"relative error {float(error[index]) / abs(float(expected[index])):.2g}; " if expected[index] else ""
     message = (
         f"{what}: {int(bad.sum())} of {got.size} entries differ; largest error "
-        f"{float(error[index]):.3g}{at_index(index)}: got {float(got[index]):.6g}, "
-        f"expected {float(expected[index]):.6g}"
+        f"{float(error[index]):.3g}{at_index(index, layout)}: got {mine}, expected {theirs} ({relative}allowed: "
+        f"{rtol:g} relative, {atol:g} absolute)"
     )
     if rows and got.ndim == 2:
         wrong = np.flatnonzero(bad.any(axis=1))

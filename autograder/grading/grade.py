@@ -25,7 +25,7 @@ from autograder.boundary.fork_client import OTHER_MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, detect_isolation
 from autograder.boundary.preload import library_imports
 from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec
-from autograder.core.config import Assignment, AssignmentConfig, ConfigError, Question
+from autograder.core.config import PACKAGE_ROOT, Assignment, AssignmentConfig, ConfigError, Question
 from autograder.core.results import GradescopeResults, TestResult
 from autograder.core.submission import locate
 from autograder.grading.derivation_grading import EXTRA_KEY, auto_graded_rows, derivations_to_judge, verdicts
@@ -65,6 +65,20 @@ _SCRATCH_PATH = re.compile(
     r"|[A-Za-z]:(?:\\[^\\/:*?\"<>|\r\n]+)*\\)"  # Windows
     r"ag-worker-[A-Za-z0-9_]+[\\/]"
 )
+
+
+# What a failing test's feedback shows of values built on memory read before it is written: the
+# worker's fill as a float64 (1.38e+306), or inf and NaN that arithmetic on it makes.
+_FILLED = re.compile(r"\de\+30\d|\binf\b|\bnan\b|\bNaN\b", re.IGNORECASE)
+
+
+# A warning the student's code sets off inside a probe names the probe's file, under the grader's
+# own folder: the student reads that it was in the autograder's test code, not where that lives.
+_FRAMEWORK_FILE = re.compile(re.escape(str(PACKAGE_ROOT)) + r"[^\s:'\"]*(?::\d+)?")
+
+
+def _paths_removed(output: str) -> str:
+    return _FRAMEWORK_FILE.sub("(the autograder's test code)", _SCRATCH_PATH.sub("", output))
 
 
 def question_of(number: str) -> str:
@@ -168,13 +182,15 @@ def grade(
 def _graded_question(
     question: Question, tests: list, context: dict, spec: WorkerSpec, sessions: SessionFactory
 ) -> list[dict]:
-    """The rows of one question's tests. When some lost points, the question runs once more with
-    other bytes in the memory the student's code reads before writing it (autograder.worker.memory);
-    a test whose score or verdict changes with them says so, and keeps the first grading's score."""
+    """The rows of one question's tests. When a test lost points with values that look like the
+    bytes memory read before it is written holds (autograder.worker.memory: about 1.4e306, or what
+    arithmetic on it gives, inf and NaN), the question runs once more with zeros there; a test whose
+    score or verdict changes with them says so, and keeps the first grading's score."""
     with sessions(spec, question.time_limit, question.id) as worker:
         rows = run_tests(tests, {**context, "worker": worker})
         timed_out = getattr(worker, "timed_out_on", None) is not None
-    if timed_out or all(row["score"] >= row["max_score"] - 1e-9 for row in rows):
+    suspect = [row for row in rows if row["score"] < row["max_score"] - 1e-9 and _FILLED.search(row["output"])]
+    if timed_out or not suspect:
         return rows
     with sessions(replace(spec, memory_fill=OTHER_MEMORY_FILL), question.time_limit, question.id) as worker:
         again = run_tests(tests, {**context, "worker": worker})
@@ -228,7 +244,7 @@ def assemble(
     config: AssignmentConfig, rows: list[dict], *, output: str = "", seconds: float = 0.0, include_hidden: bool = True
 ) -> GradescopeResults:
     """Validated results in which every question carries exactly its declared points."""
-    tests = [TestResult.model_validate({**row, "output": _SCRATCH_PATH.sub("", row.get("output", ""))}) for row in rows]
+    tests = [TestResult.model_validate({**row, "output": _paths_removed(row.get("output", ""))}) for row in rows]
     for question in config.questions:
         mine = [t for t in tests if question_of(t.number) == question.id]
         declared = sum(t.max_score for t in mine)

@@ -44,8 +44,11 @@ class Disagreement:
     error: float  # relative error there; inf if the loss was not a finite number
     index: tuple[int, ...]
 
+    def describe(self, layout: checks.Layout | None = None) -> str:
+        return f"relative error {self.error:.3g}{checks.at_index(self.index, layout)}"
+
     def __str__(self) -> str:
-        return f"relative error {self.error:.3g}{checks.at_index(self.index)}"
+        return self.describe()
 
 
 def relative_error(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -159,8 +159,13 @@ class GradedTestCase(unittest.TestCase):
         rows: bool = False,
         rtol: float = 1e-5,
         atol: float = 1e-7,
+        layout: checks.Layout | None = None,
     ) -> np.ndarray:
-        return checks.assert_close(actual, expected, f"{what} [{case}]", rtol=rtol, atol=atol, rows=rows)
+        return checks.assert_close(actual, expected, f"{what} [{case}]", rtol=rtol, atol=atol, rows=rows, layout=layout)
+
+    def numbers(self, value: Any, what: str, *, case: str) -> np.ndarray:
+        """What the student's code gave as a float array, or a failure saying what it gave instead."""
+        return checks.as_numbers(value, f"{what} [{case}]")
 
     def assert_shape(self, value: Any, shape: tuple, what: str, *, case: str) -> None:
         if not isinstance(value, np.ndarray):
@@ -186,8 +191,10 @@ class GradedTestCase(unittest.TestCase):
         rtol: float = 1e-5,
         atol: float = 1e-7,
         rows: bool = False,
+        layout: checks.Layout | None = None,
     ) -> None:
-        """The student's gradient ``grad`` w.r.t. ``args[wrt]`` equals the reference's.
+        """The student's gradient ``grad`` w.r.t. ``args[wrt]`` equals the reference's; ``layout``
+        names its entries in the feedback (``b2[0, 3]`` of a flat vector of parameters).
 
         When it does not, the message tells the student whether the gradient at least matches
         centred differences of their own loss (then the loss is the thing to fix) or not (then
@@ -199,7 +206,7 @@ class GradedTestCase(unittest.TestCase):
         # rounding there is not a bug (1e-6 of the largest entry still catches every real one).
         atol = max(atol, _SCALE_TOLERANCE * float(np.max(np.abs(expected_grad), initial=0.0)))
         try:
-            checks.assert_close(grad, expected_grad, label, rtol=rtol, atol=atol, rows=rows)
+            checks.assert_close(grad, expected_grad, label, rtol=rtol, atol=atol, rows=rows, layout=layout)
             return
         except AssertionError as mismatch:
             verdict = str(mismatch)
@@ -231,7 +238,7 @@ class GradedTestCase(unittest.TestCase):
             )
         else:
             hint = (
-                f"It does not match centred differences of your own loss either ({disagreement}), "
+                f"It does not match centred differences of your own loss either ({disagreement.describe(layout)}), "
                 f"so the gradient formula is wrong"
                 + ("; your loss is right." if loss_right else "; your loss is wrong too.")
             )

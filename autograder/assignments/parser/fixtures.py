@@ -6,6 +6,7 @@ arcs, predicted heads); the grader judges them. Nothing here reveals an answer.
 
 from __future__ import annotations
 
+import inspect
 import os
 import tempfile
 from pathlib import Path
@@ -177,6 +178,7 @@ def model_forward(student, embeddings, params: dict, kwargs: dict, w, training: 
 
 def model_gradients(student, embeddings, params: dict, kwargs: dict, w, dlogits) -> dict:
     model = _model(student, embeddings, params, kwargs)
+    model.rng = np.random.default_rng(kwargs.get("seed", 0))  # as model_losses does before every forward
     model.forward(np.array(w), training=False)
     return dict(model.backward(np.array(dlogits, dtype=float)))
 
@@ -200,10 +202,22 @@ def model_training_pass(student, embeddings, params: dict, kwargs: dict, w, dlog
     return {"logits": logits, "logits_again": again, "grads": grads, "h_drop": _hidden_after_dropout(model, w, seed)}
 
 
-def _hidden_after_dropout(model, w: np.ndarray, seed: int) -> np.ndarray:
+def model_hidden(student, embeddings, params: dict, kwargs: dict, w, seed: int) -> dict:
+    """The hidden layer the model's forward computes for ``w``, read through the output layer: at
+    evaluation, and in training from ``self.rng`` seeded ``seed`` (after dropout)."""
+    model = _model(student, embeddings, params, kwargs)
+    w = np.array(w)
+    return {
+        "evaluation": _hidden_after_dropout(model, w, seed, training=False),
+        "training": _hidden_after_dropout(model, w, seed),
+    }
+
+
+def _hidden_after_dropout(model, w: np.ndarray, seed: int, training: bool = True) -> np.ndarray:
     """The hidden layer after dropout in ``forward(w, training=True)`` from ``self.rng`` seeded
-    ``seed``, read through the output layer: with b2 = 0 and U picking hidden units k..k+C-1, the
-    logits are those units (exactly: every product is by 0 or 1)."""
+    ``seed`` (with ``training=False``, the hidden layer at evaluation), read through the output layer:
+    with b2 = 0 and U picking hidden units k..k+C-1, the logits are those units (exactly: every
+    product is by 0 or 1)."""
     U, b2 = model.params["U"], model.params["b2"]
     saved_U, saved_b2 = U.copy(), b2.copy()
     hidden_size, n_classes = U.shape
@@ -214,7 +228,7 @@ def _hidden_after_dropout(model, w: np.ndarray, seed: int) -> np.ndarray:
             U[...], b2[...] = 0.0, 0.0
             U[start + np.arange(width), np.arange(width)] = 1.0
             model.rng = np.random.default_rng(seed)
-            columns.append(np.asarray(model.forward(w, training=True))[:, :width])
+            columns.append(np.asarray(model.forward(w, training=training))[:, :width])
     finally:
         U[...], b2[...] = saved_U, saved_b2
     return np.concatenate(columns, axis=1)
@@ -247,8 +261,9 @@ def model_losses(
     for k, direction in enumerate(directions):
         for row, sign in enumerate((1.0, -1.0)):
             target[...] = saved + sign * h * direction
-            if training_seed is not None:
-                model.rng = np.random.default_rng(training_seed)
+            # every forward from the same state of self.rng, that of the one backward was checked
+            # after: a forward that draws where it should not (dropout at evaluation) then draws alike
+            model.rng = np.random.default_rng(kwargs.get("seed", 0) if training_seed is None else training_seed)
             logits = model.forward(np.array(w), training=training_seed is not None)
             losses[row, k] = float(np.sum(dlogits * logits))
     target[...] = saved
@@ -290,10 +305,17 @@ def train_and_parse(
     recorder = _ForwardRecorder(model)
     parser.model = recorder
     parser.parse = _tolerant_parse(parser, parser_utils)
-    with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
-        run.train(
-            parser, instances, dev, Path(folder) / "model_params.npz", batch_size=batch_size, n_epochs=epochs, lr=lr
-        )
+    optimizers: list[dict] = []
+    given_adam = getattr(run, "Adam", None)
+    if isinstance(given_adam, type):
+        run.Adam = _recording(given_adam, optimizers)
+    try:
+        with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
+            run.train(
+                parser, instances, dev, Path(folder) / "model_params.npz", batch_size=batch_size, n_epochs=epochs, lr=lr
+            )
+    finally:
+        run.Adam = given_adam
     changed = {name: not np.array_equal(value, np.asarray(model.params.get(name))) for name, value in before.items()}
     dependencies = parser.parse_arcs(test_encoded, model)
     return {
@@ -301,7 +323,30 @@ def train_and_parse(
         "dependents": [sorted(_word(d) for _, d in arcs) for arcs in dependencies],
         "changed": changed,
         "forward_calls": recorder.calls,
+        "optimizers": optimizers,
+        "batches": epochs * -(-len(instances) // batch_size),
     }
+
+
+def _recording(adam: type, made: list[dict]) -> type:
+    """``adam`` (the run module's Adam) that records each optimiser made: the learning rate it was
+    given (by keyword or by position, as its signature reads them), whether it holds the model's
+    parameters, and how often it stepped."""
+
+    class Recorded(adam):
+        def __init__(self, *args, **kwargs) -> None:
+            bound = inspect.signature(adam).bind(*args, **kwargs)
+            bound.apply_defaults()
+            self._record = {"lr": float(bound.arguments.get("lr", float("nan"))), "steps": 0}
+            made.append(self._record)
+            super().__init__(*args, **kwargs)
+
+        def step(self, *args, **kwargs):
+            self._record["steps"] += 1
+            return super().step(*args, **kwargs)
+
+    Recorded.__name__ = Recorded.__qualname__ = adam.__name__
+    return Recorded
 
 
 class _ForwardRecorder:

@@ -53,7 +53,7 @@ class AdamHidden(AdamMixin):
     def test_in_place(self):
         """Adam updates the very arrays it was given, and leaves the gradients alone"""
         case = "3 steps on one (4,) parameter"
-        got, _ = self.adam_case({"p": (4,)}, 3, 13, {"lr": 0.1, "weight_decay": 0.5}, case)
+        got, expected = self.adam_case({"p": (4,)}, 3, 13, {"lr": 0.1, "weight_decay": 0.5}, case)
         if not got["in_place"]:
             self.fail(
                 f"Adam [{case}]: the arrays in params were replaced, not updated in place "
@@ -61,6 +61,8 @@ class AdamHidden(AdamMixin):
             )
         if not got["grads_untouched"]:
             self.fail(f"Adam.step [{case}]: modified the gradients it was given")
+        # arrays that never change are trivially the same arrays: the update must be there too
+        self.check_trajectory(got, expected, case)
 
 
 class DropoutHidden(GradedTestCase):
@@ -78,7 +80,7 @@ class DropoutHidden(GradedTestCase):
             case=case,
         )[0]
         self.assert_shape(out, (400, 250), "out", case=case)
-        dropped = float(np.mean(np.asarray(out) == 0))
+        dropped = float(np.mean(self.numbers(out, "out", case=case) == 0))
         bound = 5 * np.sqrt(p * (1 - p) / n)
         if abs(dropped - p) > bound:
             self.fail(
@@ -93,7 +95,7 @@ class DropoutHidden(GradedTestCase):
         dout = np.random.default_rng(11).standard_normal((50, 40))
         case = "x of shape (50, 40), p_drop = 0.25, training"
         got = self.call("fixtures:layer_round_trip", "dropout", [x, 0.25, True, rng(12)], dout, case=case)
-        kept = (np.asarray(got["out"], dtype=float) != 0) / 0.75
+        kept = (self.numbers(got["out"], "out", case=case) != 0) / 0.75
         self.assert_close(got["dx"], dout * kept, "dx (the mask of the forward pass, times dout)", case=case)
 
     @weight(0.5)
@@ -104,8 +106,13 @@ class DropoutHidden(GradedTestCase):
         first, again, other = self.unpack(
             self.call("fixtures:dropout_masks", np.ones((30, 30)), 0.5, 5, case=case), 3, "masks", case=case
         )
-        self.assert_close(again, first, "mask with the same seed", case=case, rtol=0, atol=0)
-        if np.array_equal(np.asarray(first), np.asarray(other)):
+        first, again, other = (self.numbers(mask, "mask", case=case) for mask in (first, again, other))
+        if not checks.agree(again, first, rtol=0, atol=0):
+            self.fail(
+                f"dropout_forward [{case}]: two generators seeded alike gave different masks: draw the mask "
+                f"from the rng you are given (the other masks differ{checks.first_difference(again, first)})"
+            )
+        if np.array_equal(first, other):
             self.fail(f"dropout_forward [{case}]: generators with different seeds gave the same mask")
 
     @weight(0.5)
@@ -178,31 +185,30 @@ class MinibatchHidden(MinibatchMixin):
     question = "2b"
     functions = MINIBATCH
 
-    def test_batch_larger_than_data(self):
+    @partial_credit(1)
+    def test_batch_larger_than_data(self, set_score=None):
         """minibatch_parse when batch_size exceeds the number of sentences"""
-        self.minibatch_case([[3, 1], [2, 2, 4], [5]], 10, "3 sentences, batch_size 10")
+        self.minibatch_case([[3, 1], [2, 2, 4], [5]], 10, "3 sentences, batch_size 10", 1, set_score)
 
-    def test_order_with_staggered_finishes(self):
+    @partial_credit(1)
+    def test_order_with_staggered_finishes(self, set_score=None):
         """results stay in sentence order when short sentences finish first"""
         sentences = [[2 * i + 1 for i in range(n)] + [4] for n in (7, 1, 5, 0, 3, 9, 2)]
-        self.minibatch_case(sentences, 3, "7 sentences of lengths 8, 2, 6, 1, 4, 10, 3, batch_size 3")
+        self.minibatch_case(sentences, 3, "7 sentences of lengths 8, 2, 6, 1, 4, 10, 3, batch_size 3", 1, set_score)
 
-    def test_many_sentences(self):
+    @partial_credit(1)
+    def test_many_sentences(self, set_score=None):
         """minibatch_parse over 40 sentences with batch_size 7"""
         generator = np.random.default_rng(14)
         sentences = [generator.integers(1, 20, size=generator.integers(1, 12)).tolist() for _ in range(40)]
-        self.minibatch_case(sentences, 7, "40 random sentences of 1 to 11 words, batch_size 7")
+        self.minibatch_case(sentences, 7, "40 random sentences of 1 to 11 words, batch_size 7", 1, set_score)
 
-    def test_equal_sentences(self):
+    @partial_credit(1)
+    def test_equal_sentences(self, set_score=None):
         """identical sentences are parsed independently, and the sentences are left unchanged"""
         sentence = [2, 5, 8]
         sentences = [sentence, list(sentence), [1, 2], list(sentence)]
-        after = self.minibatch_case(sentences, 2, "the same sentence three times, batch_size 2")
-        if after != sentences:
-            self.fail(
-                f"minibatch_parse [the same sentence three times, batch_size 2]: changed the sentences "
-                f"it was given to {after}; its docstring says they are not modified"
-            )
+        self.minibatch_case(sentences, 2, "the same sentence three times, batch_size 2", 1, set_score)
 
 
 class EmbeddingHidden(GradedTestCase):
@@ -226,8 +232,10 @@ class ForwardHidden(GradedTestCase):
         data = ModelCase(41, hidden_size=40, batch=4)
         repeats = 400
         case = data.label + f", {repeats} training passes"
-        runs = np.asarray(
-            self.call("fixtures:model_forward", *data.probe_args(), data.w, True, repeats, case=case), dtype=float
+        runs = self.numbers(
+            self.call("fixtures:model_forward", *data.probe_args(), data.w, True, repeats, case=case),
+            "logits of the training passes",
+            case=case,
         )
         evaluation = np.asarray(self.expect("fixtures:model_forward", *data.probe_args(), data.w, False)[0])
         self.assert_shape(runs, (repeats, *evaluation.shape), "logits of the training passes", case=case)
@@ -240,6 +248,37 @@ class ForwardHidden(GradedTestCase):
                 f"forward [{case}]: the average of the training logits differs from the evaluation "
                 f"logits by up to {gap.max():.3g} (5 standard errors: {5 * spread.max():.3g}); "
                 "kept units must be scaled by 1 / (1 - p_drop)"
+            )
+
+    def test_model_dropout_prob(self):
+        """in training, forward drops hidden units with the model's dropout_prob and scales the rest"""
+        data = ModelCase(44, hidden_size=50, batch=64)
+        p_drop = 0.2
+        data.kwargs["dropout_prob"] = p_drop
+        case = data.label + f", dropout_prob {p_drop}, forward(training=True) from self.rng seeded 45"
+        got = self.call("fixtures:model_hidden", *data.probe_args(), data.w, 45, case=case)
+        if not isinstance(got, dict):
+            self.fail(f"forward [{case}]: the probe of the hidden layer returned {checks.describe(got)}")
+        hidden = {
+            k: self.numbers(got.get(k), f"the hidden layer in {k}", case=case) for k in ("evaluation", "training")
+        }
+        expected = np.asarray(self.expect("fixtures:model_hidden", *data.probe_args(), data.w, 45)["evaluation"])
+        for name, values in hidden.items():
+            self.assert_shape(values, expected.shape, f"the hidden layer in {name}", case=case)
+        active = hidden["evaluation"] > 0
+        ratio = hidden["training"][active] / hidden["evaluation"][active]
+        dropped = float(np.mean(np.isclose(ratio, 0.0)))
+        bound = 5 * np.sqrt(p_drop * (1 - p_drop) / max(1, ratio.size))
+        if abs(dropped - p_drop) > bound:
+            self.fail(
+                f"forward [{case}]: dropped {dropped:.3f} of the active hidden units, expected "
+                f"{p_drop} +- {bound:.3f}: forward must drop with the model's own dropout_prob"
+            )
+        kept = ratio[~np.isclose(ratio, 0.0)]
+        if not np.allclose(kept, 1.0 / (1.0 - p_drop)):
+            self.fail(
+                f"forward [{case}]: kept hidden units are scaled by {np.unique(np.round(kept, 6))[:4].tolist()}, "
+                f"expected 1 / (1 - dropout_prob) = {1 / (1 - p_drop):.6g}"
             )
 
 
@@ -292,8 +331,8 @@ class BackwardHidden(ModelMixin):
         the hidden layer after dropout that the probe read; fails when that cannot be known."""
         params = reference.data.params
         shape = reference.h.shape
-        h_drop = np.asarray(got.get("h_drop"), dtype=float)
-        logits, again = (np.asarray(got.get(k), dtype=float) for k in ("logits", "logits_again"))
+        h_drop = self.numbers(got.get("h_drop"), "the hidden layer after dropout", case=case)
+        logits, again = (self.numbers(got.get(k), k, case=case) for k in ("logits", "logits_again"))
         if h_drop.shape != shape or logits.shape != again.shape:
             self.fail(
                 f"forward [{case}]: the hidden layer after dropout read through the output layer has "
@@ -385,7 +424,7 @@ class EndToEnd(GradedTestCase):
             self.fail(f"training [{self.CASE}]: the training probe returned {checks.describe(got)}")
         return got
 
-    @partial_credit(8)
+    @partial_credit(6)
     @tags(*TRAINING)
     def test_training(self, set_score=None):
         """your model, Adam and training loop learn to parse a small synthetic treebank"""
@@ -401,7 +440,7 @@ class EndToEnd(GradedTestCase):
             total += len(theirs)
         score = 100.0 * correct / total
         fraction = min(1.0, max(0.0, (score - self.ZERO_UAS) / (self.FULL_UAS - self.ZERO_UAS)))
-        set_score(8 * fraction)
+        set_score(6 * fraction)
         if fraction < 1.0:
             causes = [
                 c
@@ -444,6 +483,32 @@ class EndToEnd(GradedTestCase):
             "are like that): minibatch_parse must return one parse per sentence, in the order of the "
             "sentences (question 2b)."
         )
+
+    @weight(2)
+    @tags(*TRAINING)  # it reads test_training's run, and so reaches every function that run does
+    def test_one_optimiser(self):
+        """train makes one Adam with the given learning rate, and it steps once per minibatch"""
+        got = self.trained()
+        made, batches = got.get("optimizers"), got.get("batches")
+        if not isinstance(made, list) or not all(isinstance(m, dict) for m in made):
+            self.fail(f"training [{self.CASE}]: the training probe returned {checks.describe(made)}")
+        if len(made) != 1:
+            self.fail(
+                f"training [{self.CASE}]: run.train made {len(made)} Adam optimisers; make one in train, "
+                "before the epochs, and pass it to train_for_epoch: Adam's moments and step count must "
+                "carry over from one minibatch to the next"
+            )
+        (adam,) = made
+        if not np.isclose(adam["lr"], 0.002):
+            self.fail(
+                f"training [{self.CASE}]: run.train made its Adam with lr={adam['lr']:g}, not the "
+                "lr=0.002 it was given: pass lr on to Adam"
+            )
+        if adam["steps"] != batches:
+            self.fail(
+                f"training [{self.CASE}]: the optimiser stepped {adam['steps']} times in {batches} "
+                "minibatches; train_for_epoch must call optimizer.step once per minibatch"
+            )
 
     @weight(2)
     @tags(*TRAINING)  # it reads test_training's run, and so reaches every function that run does

@@ -23,6 +23,7 @@ from autograder.assignments.parser.support import (
     configuration,
     rng,
 )
+from autograder.grading import checks
 from autograder.grading.testing import GradedTestCase
 
 
@@ -63,7 +64,7 @@ class DropoutPublic(GradedTestCase):
         self.assert_close(
             call.args_after[0], x, "the input x after the call (it must not be modified)", case=case, rtol=0, atol=0
         )
-        ratios = set(np.round(np.asarray(result[0], dtype=float) / x, 9).ravel().tolist())
+        ratios = set(np.round(self.numbers(result[0], "out", case=case) / x, 9).ravel().tolist())
         scales = sorted(ratios - {0.0})
         if 0.0 not in ratios or len(scales) != 1:
             self.fail(
@@ -94,10 +95,10 @@ class LayersPublic(GradedTestCase):
 
     @tags(*RELU)
     def test_relu(self):
-        """ReLU forward and backward"""
-        x = np.array([[-2.0, -0.5, 0.5, 3.0], [1.0, -1.0, 0.25, -4.0]])
+        """ReLU forward and backward (slope 0 at exactly x = 0, as the docstring says)"""
+        x = np.array([[-2.0, 0.0, 0.5, 3.0], [1.0, -1.0, 0.0, -4.0]])
         dout = np.arange(8.0).reshape(2, 4) - 3.0
-        case = "a (2, 4) x with both signs"
+        case = "a (2, 4) x with both signs and zeros"
         got = self.call("fixtures:layer_round_trip", "relu", [x], dout, case=case)
         expected = self.expect("fixtures:layer_round_trip", "relu", [x], dout)
         self.assert_close(got["out"], expected["out"], "relu_forward out", case=case)
@@ -183,16 +184,20 @@ class MinibatchPublic(MinibatchMixin):
     question = "2b"
     functions = MINIBATCH
 
-    def test_batch_of_one(self):
+    @partial_credit(1)
+    def test_batch_of_one(self, set_score=None):
         """minibatch_parse with batch_size 1"""
-        self.minibatch_case([[1, 2, 3], [4, 5], [6]], 1, "3 sentences, batch_size 1")
+        self.minibatch_case([[1, 2, 3], [4, 5], [6]], 1, "3 sentences, batch_size 1", 1, set_score)
 
-    def test_batch_of_two(self):
+    @partial_credit(1)
+    def test_batch_of_two(self, set_score=None):
         """minibatch_parse with batch_size 2 and sentences of different lengths"""
         self.minibatch_case(
             [[1, 2, 3, 4], [2, 3], [5, 6, 8, 9, 10, 12], [7], [2, 4, 6]],
             2,
             "5 sentences of lengths 4, 2, 6, 1, 3, batch_size 2",
+            1,
+            set_score,
         )
 
 
@@ -207,11 +212,7 @@ class EmbeddingPublic(GradedTestCase):
         expected = self.expect("fixtures:model_lookup", *data.probe_args(), data.w)
         self.assert_close(got, expected, "embedding_lookup(w)", case=data.label, rows=True)
 
-
-class ForwardPublic(GradedTestCase):
-    question = "3b"
-
-    @tags("parser_model.ParserModel.__init__")
+    @tags("parser_model.ParserModel.__init__", "parser_model.xavier_uniform")
     def test_parameters(self):
         """the parameters have the documented shapes and dtype, with Xavier-uniform weights and zero biases"""
         case = "ParserModel(embeddings (30, 8), n_features 6, hidden_size 20)"
@@ -238,13 +239,30 @@ class ForwardPublic(GradedTestCase):
             if np.any(params[name]):
                 self.fail(f"ParserModel [{case}]: params[{name!r}] should start at zero")
         for name, (fan_in, fan_out) in {"W": (48, 20), "U": (20, 3)}.items():
-            values = np.asarray(params[name], dtype=float)
+            values = self.numbers(params[name], f"params[{name!r}]", case=case)
             bound = np.sqrt(6.0 / (fan_in + fan_out))
             if np.abs(values).max() > bound or values.min() >= 0 or values.max() <= 0 or values.std() < bound / 4:
                 self.fail(
                     f"ParserModel [{case}]: params[{name!r}] should be Xavier-uniform in "
                     f"[-{bound:.4f}, {bound:.4f}]; its values lie in [{values.min():.4f}, {values.max():.4f}]"
                 )
+        expected = self.expect("fixtures:model_init", embeddings, {"n_features": 6, "hidden_size": 20})["params"]
+        for name in ("W", "U"):
+            if not checks.is_close(params[name], expected[name]):
+                self.fail(
+                    f"ParserModel [{case}]: params[{name!r}] holds other values than the seed gives: __init__'s "
+                    "docstring draws W first and then U, each with xavier_uniform from self.rng"
+                )
+
+    @tags("parser_model.xavier_uniform")
+    def test_xavier_uniform(self):
+        """xavier_uniform draws its matrix with one call of rng.uniform, within the Xavier bound"""
+        for fan_in, fan_out, seed in ((7, 4, 5), (1, 30, 6)):
+            self.check("parser_model.xavier_uniform", fan_in, fan_out, rng(seed), case=f"({fan_in}, {fan_out})")
+
+
+class ForwardPublic(GradedTestCase):
+    question = "3b"
 
     @weight(2)
     @tags(*FORWARD)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from autograder.boundary.protocol import FixtureRef
@@ -42,7 +44,7 @@ def wrong_parses(sentences: list, got: list[list], expected: list[list]) -> str 
     if not wrong:
         return None
     index = wrong[0]
-    more = f" ({len(wrong)} of {len(sentences)} sentences got wrong arcs)" if len(wrong) > 1 else ""
+    more = f" ({len(wrong)} of {len(sentences)} sentences got wrong arcs)" if len(wrong) > 1 else " (the only one)"
     owner = next((j for j, theirs in enumerate(expected) if j != index and theirs == got[index]), None)
     if owner is not None:
         return (
@@ -134,33 +136,40 @@ class AdamMixin(GradedTestCase):
 
 
 class MinibatchMixin(GradedTestCase):
-    def minibatch_case(self, sentences: list, batch_size: int, case: str) -> list:
-        """Checks the arcs and the batches; returns the sentences as the call left them."""
+    def minibatch_case(
+        self, sentences: list, batch_size: int, case: str, points: float, set_score: Callable[[float], None]
+    ) -> None:
+        """Checks the arcs and the batches (and, as every call, that the sentences are left alone). The score
+        is the share of sentences parsed right (a parse one step short loses one sentence, not the
+        test); asking the model about more than batch_size parses at once, or more often than the
+        algorithm does, breaks a rule of the docstring."""
+        set_score(0.0)
         args = [sentences, FixtureRef("RuleModel", id="model"), batch_size]
         expected = self.expect_full("parser_transitions.minibatch_parse", *args)
-        result = self.call_full("parser_transitions.minibatch_parse", *args, return_args=True, case=case)
+        result = self.call_full("parser_transitions.minibatch_parse", *args, case=case)
         got = result.value
         if not isinstance(got, (list, tuple)) or len(got) != len(sentences):
             self.fail(
                 f"minibatch_parse [{case}]: expected one dependency list per sentence "
                 f"({len(sentences)}), got {checks.describe(got)}"
             )
-        problem = wrong_parses(sentences, [arcs(m) for m in got], [arcs(t) for t in expected.value])
-        if problem:
-            self.fail(f"minibatch_parse [{case}]: {problem}")
+        mine, theirs = [arcs(m) for m in got], [arcs(t) for t in expected.value]
         sizes = result.fixtures["model"]["batch_sizes"]
         if max(sizes, default=0) > batch_size:
-            self.fail(
-                f"minibatch_parse [{case}]: asked the model about {max(sizes)} parses at once; "
+            self.broken_rules.append(
+                f"minibatch_parse [{case}] asked the model about {max(sizes)} parses at once; "
                 f"batch_size is {batch_size}"
             )
         expected_calls = len(expected.fixtures["model"]["batch_sizes"])
         if len(sizes) != expected_calls:
-            self.fail(
-                f"minibatch_parse [{case}]: called model.predict {len(sizes)} times, expected "
+            self.broken_rules.append(
+                f"minibatch_parse [{case}] called model.predict {len(sizes)} times, expected "
                 f"{expected_calls} (always take the first batch_size unfinished parses)"
             )
-        return result.args_after[0] if isinstance(result.args_after, list) else sentences
+        set_score(points * sum(a == b for a, b in zip(mine, theirs)) / len(sentences))
+        problem = wrong_parses(sentences, mine, theirs)
+        if problem:
+            self.fail(f"minibatch_parse [{case}]: {problem}")
 
 
 class ModelMixin(GradedTestCase):

@@ -12,6 +12,7 @@ from autograder.assignments.word2vec.support import (
     SgdTestsMixin,
     SkipgramTestsMixin,
     network,
+    network_layout,
 )
 from autograder.boundary.protocol import FixtureRef
 from autograder.grading.testing import GradedTestCase
@@ -56,8 +57,7 @@ class ForwardBackwardHidden(GradedTestCase):
     question = "1c"
     functions = ("nn_basics.forward_backward_prop", *NETWORK_TAGS)
 
-    def test_other_sizes(self):
-        """cost and gradient of a wider network on a larger batch"""
+    def check_other_sizes(self, part: str) -> None:
         dims, n = [6, 8, 4], 20
         case = f"{n} examples, dimensions {dims}"
         X, labels, params = network(dims, n, 11)
@@ -65,8 +65,10 @@ class ForwardBackwardHidden(GradedTestCase):
         cost, grad = self.unpack(
             self.call("nn_basics.forward_backward_prop", *args, case=case), 2, "forward_backward_prop", case=case
         )
-        expected = self.ref.nn_basics.forward_backward_prop(X.copy(), labels.copy(), params.copy(), dims)
-        self.assert_close(cost, expected[0], "cost", case=case)
+        expected = self.expect("nn_basics.forward_backward_prop", *args)
+        if part == "cost":
+            self.assert_close(cost, expected[0], "cost", case=case)
+            return
         self.assert_gradient(
             "nn_basics.forward_backward_prop",
             args,
@@ -77,7 +79,18 @@ class ForwardBackwardHidden(GradedTestCase):
             expected_loss=expected[0],
             what="grad (flat, like params)",
             case=case,
+            layout=network_layout(dims),
         )
+
+    @weight(1)
+    def test_other_sizes_cost(self):
+        """cost of a wider network on a larger batch"""
+        self.check_other_sizes("cost")
+
+    @weight(1)
+    def test_other_sizes_gradient(self):
+        """gradient of a wider network's cost on a larger batch"""
+        self.check_other_sizes("gradient")
 
 
 class InputGradientHidden(GradedTestCase):
@@ -118,23 +131,46 @@ class NaiveSoftmaxHidden(LossTestsMixin):
     question = "2b"
     functions = NAIVE_TAGS
     target = "word2vec.naive_softmax_loss_and_gradient"
+    CASE = "12 words, d = 6, vectors scaled by 30"
 
-    def test_large_scores(self):
-        """naive softmax with 12 words, d = 6 and large scores (needs a stable softmax)"""
-        for part in ("loss", "center", "outside"):
-            self.loss_case(12, 6, 31, part, "12 words, d = 6, vectors scaled by 30", scale=30.0, best_outside=True)
+    # the loss and each gradient scored apart: a bug in one costs that one
+    @weight(0.5)
+    def test_large_scores_loss(self):
+        """naive softmax with 12 words, d = 6 and large scores (needs a stable softmax): the loss"""
+        self.loss_case(12, 6, 31, "loss", self.CASE, scale=30.0, best_outside=True)
+
+    @weight(0.5)
+    def test_large_scores_center(self):
+        """naive softmax with large scores: the gradient for the center vector"""
+        self.loss_case(12, 6, 31, "center", self.CASE, scale=30.0, best_outside=True)
+
+    @weight(0.5)
+    def test_large_scores_outside(self):
+        """naive softmax with large scores: the gradient for the outside vectors"""
+        self.loss_case(12, 6, 31, "outside", self.CASE, scale=30.0, best_outside=True)
 
 
 class NegativeSamplingHidden(LossTestsMixin):
     question = "2c"
     functions = NEG_TAGS
     target = "word2vec.neg_sampling_loss_and_gradient"
+    CASE = "8 words, d = 4, K = 6, word 3 drawn 5 times"
+    SCRIPT = [3, 3, 0, 3, 3, 7, 3, 5]  # the outside word for seed 41 is never 3
 
-    def test_many_repeats(self):
-        """negative sampling when one negative is drawn many times, K = 6"""
-        script = [3, 3, 0, 3, 3, 7, 3, 5]  # the outside word for seed 41 is never 3
-        for part in ("loss", "center", "outside"):
-            self.loss_case(8, 4, 41, part, "8 words, d = 4, K = 6, word 3 drawn 5 times", samples=script, K=6)
+    @weight(0.5)
+    def test_many_repeats_loss(self):
+        """negative sampling when one negative is drawn many times, K = 6: the loss"""
+        self.loss_case(8, 4, 41, "loss", self.CASE, samples=self.SCRIPT, K=6)
+
+    @weight(0.5)
+    def test_many_repeats_center(self):
+        """negative sampling with repeated negatives: the gradient for the center vector"""
+        self.loss_case(8, 4, 41, "center", self.CASE, samples=self.SCRIPT, K=6)
+
+    @weight(0.5)
+    def test_many_repeats_outside(self):
+        """negative sampling with repeated negatives: the gradient for the outside vectors"""
+        self.loss_case(8, 4, 41, "outside", self.CASE, samples=self.SCRIPT, K=6)
 
 
 class SkipgramHidden(SkipgramTestsMixin):

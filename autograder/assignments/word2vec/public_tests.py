@@ -11,6 +11,7 @@ from autograder.assignments.word2vec.support import (
     SgdTestsMixin,
     SkipgramTestsMixin,
     network,
+    network_layout,
 )
 from autograder.grading.testing import GradedTestCase
 
@@ -78,12 +79,15 @@ class ForwardBackward(GradedTestCase):
                 expected_loss=expected[0],
                 what="grad (flat, like params)",
                 case=case,
+                layout=network_layout(dims),
             )
 
+    @weight(2)
     def test_cost(self):
         """cost of a small network, summed over the batch"""
         self.check_network([4, 5, 3], 6, 10, "cost")
 
+    @weight(2)
     def test_gradient(self):
         """gradient of a small network's cost for every parameter"""
         self.check_network([4, 5, 3], 6, 10, "grad")
@@ -121,14 +125,17 @@ class NaiveSoftmax(LossTestsMixin):
     functions = NAIVE_TAGS
     target = "word2vec.naive_softmax_loss_and_gradient"
 
+    @weight(1.5)
     def test_loss(self):
         """naive-softmax loss"""
         self.loss_case(5, 3, 30, "loss", "5 words, d = 3")
 
+    @weight(1.5)
     def test_grad_center(self):
         """naive-softmax gradient for the center vector"""
         self.loss_case(5, 3, 30, "center", "5 words, d = 3")
 
+    @weight(1.5)
     def test_grad_outside(self):
         """naive-softmax gradient for the outside vectors"""
         self.loss_case(5, 3, 30, "outside", "5 words, d = 3")
@@ -143,14 +150,17 @@ class NegativeSampling(LossTestsMixin):
     functions = NEG_TAGS
     target = "word2vec.neg_sampling_loss_and_gradient"
 
+    @weight(1.5)
     def test_loss(self):
         """negative-sampling loss"""
         self.loss_case(5, 3, 40, "loss", "5 words, d = 3, K = 10", samples=NEG_SCRIPT)
 
+    @weight(1.5)
     def test_grad_center(self):
         """negative-sampling gradient for the center vector"""
         self.loss_case(5, 3, 40, "center", "5 words, d = 3, K = 10", samples=NEG_SCRIPT)
 
+    @weight(1.5)
     def test_grad_outside(self):
         """negative-sampling gradient for the outside vectors (repeated negatives count twice)"""
         self.loss_case(5, 3, 40, "outside", "5 words, d = 3, K = 10", samples=NEG_SCRIPT)

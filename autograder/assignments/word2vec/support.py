@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from autograder.boundary.protocol import FixtureRef
+from autograder.grading import checks
 from autograder.grading.testing import GradedTestCase
 
 NETWORK_TAGS = ("nn_basics.softmax", "nn_basics.sigmoid", "nn_basics.sigmoid_grad")
@@ -23,6 +24,12 @@ def network(dims: list[int], n: int, seed: int) -> tuple[np.ndarray, np.ndarray,
     labels[np.arange(n), rng.integers(0, dy, n)] = 1.0
     params = 0.5 * rng.standard_normal(dx * h + h + h * dy + dy)
     return X, labels, params
+
+
+def network_layout(dims: list[int]) -> checks.Layout:
+    """Names the entries of the flat parameter vector of a [Dx, H, Dy] network (b2[0, 3])."""
+    dx, h, dy = dims
+    return checks.flat_layout([("W1", (dx, h)), ("b1", (1, h)), ("W2", (h, dy)), ("b2", (1, dy))])
 
 
 def vectors(n_words: int, dim: int, seed: int, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray, int]:
@@ -54,12 +61,17 @@ class LossTestsMixin(GradedTestCase):
         if best_outside:
             o = int(np.argmax(U @ v_c))
         extra = (K,) if samples is not None else ()
-        dataset = FixtureRef("ScriptedDataset", (n_words, samples)) if samples is not None else None
+        dataset = FixtureRef("ScriptedDataset", (n_words, samples), id="dataset") if samples is not None else None
         args = [v_c, o, U, dataset, *extra]
-        expected = self.expect(self.target, *args)
-        loss, grad_center, grad_outside = self.unpack(
-            self.call(self.target, *args, case=case), 3, self.target, case=case
-        )
+        reference = self.expect_full(self.target, *args)
+        result = self.call_full(self.target, *args, case=case)
+        try:
+            self.check_part(args, part, case, reference.value, result.value)
+        except AssertionError as wrong:
+            self.fail(f"{wrong}{_draws_note(result.fixtures, reference.fixtures, K)}")
+
+    def check_part(self, args: list, part: str, case: str, expected, value) -> None:
+        loss, grad_center, grad_outside = self.unpack(value, 3, self.target, case=case)
         if part == "loss":
             self.assert_close(loss, expected[0], "loss", case=case)
         elif part == "center":
@@ -138,3 +150,20 @@ class SgdTestsMixin(GradedTestCase):
             )
         self.assert_close(result.value, expected.value, "final x", case=case, rtol=1e-7, atol=1e-10)
         set_score(points)
+
+
+def _draws_note(mine: dict, theirs: dict, K: int) -> str:
+    """What the student's code drew from the dataset, where that explains a wrong result."""
+    drew, needed = (report.get("dataset", {}).get("draws") for report in (mine, theirs))
+    if drew is None or drew == needed:
+        return ""
+    if drew == 0:
+        return (
+            f"\nYour code drew no sample from the dataset: the K = {K} negatives must come from "
+            "dataset.sample_token_idx(), through get_negative_samples (not from np.random or random)."
+        )
+    return (
+        f"\nYour code drew {drew} samples from the dataset, where K = {K} negatives take {needed} "
+        "(a draw of the outside word is drawn again): call get_negative_samples once per call, and "
+        f"use every index it gives{' (did you draw twice?)' if drew > needed else ''}."
+    )
