@@ -175,7 +175,7 @@ def test_a_transposed_gradient_is_called_that_in_every_test(word2vec_grader, rep
     bug = next(b for b in BUGS if b.name == "naive softmax outside gradient transposed")
     results = word2vec_grader.graded_bug(bug, tmp_path)
     failed = [t for t in results.tests if t.status == "failed"]
-    assert {t.number for t in failed} == {"2b.3", "2b.4"}
+    assert {t.number for t in failed} == {"2b.3", "2b.6"}  # public and hidden: the outside gradient
     for test in failed:
         assert "wrong shape" in test.output and "(transposed?)" in test.output
         assert "centred differences" not in test.output
@@ -193,7 +193,7 @@ def test_overflow_warnings_are_named_instead_of_the_formula(word2vec_grader, rep
     path.write_text(text.replace(old, "    scores = np.exp(outside_vectors @ center_word_vec)\n"
                                       "    delta = np.nan_to_num(scores / scores.sum())\n"))
     results = word2vec_grader(target)
-    test = next(t for t in results.tests if t.number == "2b.4")
+    test = next(t for t in results.tests if t.number == "2b.5")  # the hidden center gradient, large scores
     assert test.status == "failed"
     assert "RuntimeWarning" in test.output and "make that computation stable first" in test.output
     assert "the gradient formula is wrong" not in test.output
@@ -212,3 +212,13 @@ def test_memory_read_before_it_is_written_scores_the_same_every_time_and_says_so
     assert lost and {t.number.split(".")[0] for t in lost} == {"2d"}
     assert any("depends on memory your code reads before it writes it" in t.output and "np.empty" in t.output
                for t in lost)
+
+
+def test_a_helper_that_changes_its_argument_is_charged_to_its_own_question(word2vec_grader, tmp_path):
+    """The sigmoid that overwrote its argument kept 2a at full marks while a right 2c lost half: 2a
+    now sees its input changed, and 2c, graded with the reference's sigmoid, says why."""
+    overwrites = next(b for b in BUGS if b.name == "word2vec sigmoid overwrites its argument")
+    results = word2vec_grader.graded_bug(overwrites, tmp_path)
+    assert {t.number.split(".")[0] for t in lost_points(results)} == {"2a"}
+    notes = [t.output for t in results.tests if t.number.startswith("2c.") and "in place of yours" in t.output]
+    assert notes and all("which changes the arrays it is given" in note for note in notes), notes

@@ -168,22 +168,25 @@ class OwnResult:
     value: Any = None
     state: dict | None = None
     raised: str = ""
+    changed_inputs: bool = False  # it changed an array or list it was given (a function, not a method)
 
     def to_json(self) -> dict:
         if self.raised:
             return {"raised": self.raised}
-        return {"state": self.state} if self.state is not None else {"value": self.value}
+        document = {"state": self.state} if self.state is not None else {"value": self.value}
+        return {**document, "changed_inputs": True} if self.changed_inputs else document
 
     @classmethod
     def from_json(cls, data: object) -> OwnResult | None:
         """None for anything but one of the three forms (it then proves nothing)."""
         if not isinstance(data, dict):
             return None
+        changed = data.get("changed_inputs") is True
         if "raised" in data:
             return cls(raised=str(data["raised"]))
         if "state" in data:
-            return cls(state=data["state"]) if isinstance(data["state"], dict) else None
-        return cls(value=data["value"]) if "value" in data else None
+            return cls(state=data["state"], changed_inputs=changed) if isinstance(data["state"], dict) else None
+        return cls(value=data["value"], changed_inputs=changed) if "value" in data else None
 
 
 @dataclass(frozen=True)

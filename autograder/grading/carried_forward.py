@@ -319,6 +319,8 @@ def _difference(own: OwnResult | None, value: Any, new_state: dict | None) -> st
     it agreed or cannot be told. Only what proves a bug of the helper counts: another exception may
     come from running it on an object the reference made (a student's deque buffer meeting the
     reference's lists), and values that could not travel (a deque) cannot be compared."""
+    if own is not None and own.changed_inputs:
+        return "changes the arrays it is given"
     if own is None or _holds([own.value, own.state], Opaque):
         return None
     if own.raised:

@@ -115,6 +115,16 @@ def _describe(exc: BaseException, scratch: str) -> dict:
     return {"type": type(exc).__name__, "message": message[:_TRACEBACK_LIMIT], "traceback": text[-_TRACEBACK_LIMIT:]}
 
 
+def _forget_warnings_shown() -> None:
+    """Each call shows each warning its code sets off, once: Python shows a warning once per place in
+    the code and process, so a warning of an earlier call would otherwise be missing from the
+    feedback of the next test that sets it off, and with it the hint that the cause is overflow."""
+    for module in list(sys.modules.values()):
+        registry = getattr(module, "__warningregistry__", None)
+        if isinstance(registry, dict):
+            registry.clear()
+
+
 class _RefuseBlocked(importlib.abc.MetaPathFinder):
     """Makes ``import name`` of a blocked module raise ImportError with the reason."""
 
@@ -163,6 +173,7 @@ class Worker:
         request = CallRequest.from_json(document)  # the grader's own message: a bad one is its bug
         random.seed(request.seed)
         np.random.seed(request.seed)
+        _forget_warnings_shown()
         target = request.target
         try:
             args = decoder.decode(request.args)

@@ -208,15 +208,30 @@ def _own_result(original: Callable, args: tuple, kwargs: dict, *, method: bool) 
     saved = random.getstate(), np.random.get_state()
     try:
         copies = copy.deepcopy((args, kwargs))
+        kept = copy.deepcopy(copies[0]) if not method else ()
         value = original(*copies[0], **copies[1])
+        changed = not method and not all(map(_unchanged, kept, copies[0]))
         if method and value is None:
             return OwnResult(state=dict(vars(copies[0][0])))
-        return OwnResult(value)
+        return OwnResult(value, changed_inputs=changed)
     except BaseException as exc:  # the student's helper may raise anything
         return OwnResult(raised=type(exc).__name__)
     finally:
         random.setstate(saved[0])
         np.random.set_state(saved[1])
+
+
+def _unchanged(before: Any, after: Any) -> bool:
+    """An array or list the helper was given, as it was (anything else counts as unchanged)."""
+    if isinstance(before, np.ndarray):
+        return (
+            isinstance(after, np.ndarray)
+            and before.shape == after.shape
+            and bool(np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"))
+        )
+    if isinstance(before, list):
+        return isinstance(after, list) and len(before) == len(after) and all(map(_unchanged, before, after))
+    return True
 
 
 _PLAIN = (type(None), bool, int, float, str, np.ndarray, np.generic, np.random.Generator)
