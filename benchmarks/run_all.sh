@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every benchmark of benchmarks/README.md in turn, with the options the README reports, and keeps
-# each one's output in benchmarks/results/NAME.txt. Nothing else should run meanwhile: about 70 minutes
+# each one's output in benchmarks/results/NAME.txt. Nothing else should run meanwhile: about 2.5 hours
 # on 2 cores. Needs ./setup.sh --with-torch, UD English-EWT (../shared/data/ud-english-ewt or
 # $UD_EWT_DIR) and, for the memory cgroup of grading_latency.py, root.
 #   benchmarks/run_all.sh                                  all of them
@@ -31,3 +31,4 @@ run carried_forward benchmarks/carried_forward.py --runs 3
 run derivations benchmarks/derivations.py
 run written_reading benchmarks/written_reading.py --size-mb 8 --runs 3 --grade
 run isolation benchmarks/isolation.py --runs 10
+run mutation benchmarks/mutation.py --jobs 2 --details --json benchmarks/results/mutation.json

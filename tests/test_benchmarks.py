@@ -116,3 +116,33 @@ def test_parser_training_trains_both_sides(ewt):
     assert "numpy / torch float64 =" in output
     for side in ("numpy float64", "torch float64"):
         assert f"dev UAS after each epoch, {side}:" in output
+
+
+def test_mutation_benchmark_grades_its_mutants_twice_and_checks_them():
+    output = run("mutation.py", "--quick", "--jobs", "2")
+    assert "word2vec: 4 mutants" in output and "caught " in output and "check agrees with grade" in output
+    assert "the same score twice" in output and "self-check flags => caught" in output
+
+
+@pytest.mark.parametrize("name", ["word2vec", "parser"])
+def test_mutation_oracle_sees_the_reference_alike_and_a_mutant_apart(name, tmp_path):
+    """The scenarios must observe the reference the same way twice (or every mutant would look
+    different), and see a mutant of every graded function differ."""
+    from benchmarks.mutation import ASSIGNMENTS, folder_for, select
+    from benchmarks.mutants import oracle
+    from benchmarks.mutants.operators import mutants_of
+
+    files, scenarios = ASSIGNMENTS[name]
+    modules = [f.removesuffix(".py") for f in files] + ["utils"]
+    first, second = (oracle.observe(folder_for(name, None, tmp_path, i), modules, scenarios) for i in (0, 1))
+    assert oracle.difference(first, second) is None
+    assert not any(isinstance(v, tuple) for v in first.values()), first  # no scenario raised on the reference
+    solutions = BENCHMARKS.parent / "solutions" / name
+    mutants = select([m for f in files for m in mutants_of(solutions / f, f)], 10_000, 0)
+    # a removed statement of each function: its return, else its last (both change what it does)
+    removed = sorted((m for m in mutants if m.operator == "statement"), key=lambda m: (m.before.startswith("return"), m.line))
+    statements = {m.function: m for m in removed}
+    seen = {function: oracle.difference(oracle.observe(folder_for(name, mutant, tmp_path, i + 2), modules,
+                                                       scenarios), first)
+            for i, (function, mutant) in enumerate(statements.items())}
+    assert all(seen.values()), [function for function, where in seen.items() if not where]

@@ -120,6 +120,7 @@ def self_check_failures(folder: Path, names: list[str]) -> dict[str, Any]:
 
 def difference(mine: Any, theirs: Any, path: str = "") -> str | None:
     """Where two observations first differ (a path into them), or None when they agree."""
+    mine, theirs = (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in (mine, theirs))
     if isinstance(theirs, dict) or isinstance(mine, dict):
         if not (isinstance(mine, dict) and isinstance(theirs, dict)) or set(mine) != set(theirs):
             return path or "the keys"
