@@ -168,12 +168,14 @@ def assert_close(
         return got
     worst = np.unravel_index(int(np.argmax(np.where(bad, error, -1.0))), got.shape) if got.ndim else ()
     index = tuple(int(i) for i in worst)
-    mine, theirs = shown_apart(float(got[index]), float(expected[index]))
-    relative = f"relative error {float(error[index]) / abs(float(expected[index])):.2g}; " if expected[index] else ""
+    mine, theirs = shown_apart(float(got[index]) + 0.0, float(expected[index]) + 0.0)  # + 0.0: no "-0"
+    scale = abs(float(expected[index]))
+    # the relative error, where the relative tolerance is what decides (not for an expected value near 0)
+    relative = f"relative error {float(error[index]) / scale:.2g}; " if scale > atol else ""
     message = (
         f"{what}: {int(bad.sum())} of {got.size} entries differ; largest error "
         f"{float(error[index]):.3g}{at_index(index, layout)}: got {mine}, expected {theirs} ({relative}allowed: "
-        f"{rtol:g} relative, {atol:g} absolute)"
+        f"{rtol:.3g} relative, {atol:.3g} absolute)"
     )
     if rows and got.ndim == 2:
         wrong = np.flatnonzero(bad.any(axis=1))

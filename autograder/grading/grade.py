@@ -72,9 +72,10 @@ _SCRATCH_PATH = re.compile(
 _FILLED = re.compile(r"\de\+30\d|\binf\b|\bnan\b|\bNaN\b", re.IGNORECASE)
 
 
-# A warning the student's code sets off inside a probe names the probe's file, under the grader's
-# own folder: the student reads that it was in the autograder's test code, not where that lives.
-_FRAMEWORK_FILE = re.compile(re.escape(str(PACKAGE_ROOT)) + r"[^\s:'\"]*(?::\d+)?")
+# A warning the student's code sets off inside a probe names the probe's file and line, under the
+# grader's own folder: the student reads that it was in the autograder's test code, not where that
+# lives. (What the student's code prints itself is left as it is.)
+_FRAMEWORK_FILE = re.compile(re.escape(str(PACKAGE_ROOT)) + r"[^\s:'\"]*\.py:\d+(?=: \w+Warning)")
 
 
 def _paths_removed(output: str) -> str:

@@ -187,8 +187,9 @@ class MinibatchHidden(MinibatchMixin):
 
     @partial_credit(1)
     def test_batch_larger_than_data(self, set_score=None):
-        """minibatch_parse when batch_size exceeds the number of sentences"""
-        self.minibatch_case([[3, 1], [2, 2, 4], [5]], 10, "3 sentences, batch_size 10", 1, set_score)
+        """minibatch_parse when batch_size exceeds the number of sentences, one of them empty"""
+        case = "4 sentences, one empty (its parse is finished from the start), batch_size 10"
+        self.minibatch_case([[3, 1], [], [2, 2, 4], [5]], 10, case, 1, set_score)
 
     @partial_credit(1)
     def test_order_with_staggered_finishes(self, set_score=None):
@@ -486,6 +487,19 @@ class EndToEnd(GradedTestCase):
 
     @weight(2)
     @tags(*TRAINING)  # it reads test_training's run, and so reaches every function that run does
+    def test_dropout_in_training(self):
+        """the training step runs the model in training mode, so that dropout is on"""
+        calls = self.trained()["forward_calls"]
+        if not isinstance(calls, dict) or not calls.get("training"):
+            seen = calls.get("evaluation", 0) if isinstance(calls, dict) else 0
+            self.fail(
+                f"training [{self.CASE}]: run.train called the model's forward {seen} times, never with "
+                "training=True, so the model trained without dropout; the training step must call "
+                "forward(features, training=True)"
+            )
+
+    @weight(2)
+    @tags(*TRAINING)  # it reads test_training's run, and so reaches every function that run does
     def test_one_optimiser(self):
         """train makes one Adam with the given learning rate, and it steps once per minibatch"""
         got = self.trained()
@@ -508,19 +522,6 @@ class EndToEnd(GradedTestCase):
             self.fail(
                 f"training [{self.CASE}]: the optimiser stepped {adam['steps']} times in {batches} "
                 "minibatches; train_for_epoch must call optimizer.step once per minibatch"
-            )
-
-    @weight(2)
-    @tags(*TRAINING)  # it reads test_training's run, and so reaches every function that run does
-    def test_dropout_in_training(self):
-        """the training step runs the model in training mode, so that dropout is on"""
-        calls = self.trained()["forward_calls"]
-        if not isinstance(calls, dict) or not calls.get("training"):
-            seen = calls.get("evaluation", 0) if isinstance(calls, dict) else 0
-            self.fail(
-                f"training [{self.CASE}]: run.train called the model's forward {seen} times, never with "
-                "training=True, so the model trained without dropout; the training step must call "
-                "forward(features, training=True)"
             )
 
 

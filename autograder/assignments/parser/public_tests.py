@@ -215,11 +215,12 @@ class EmbeddingPublic(GradedTestCase):
     @tags("parser_model.ParserModel.__init__", "parser_model.xavier_uniform")
     def test_parameters(self):
         """the parameters have the documented shapes and dtype, with Xavier-uniform weights and zero biases"""
-        case = "ParserModel(embeddings (30, 8), n_features 6, hidden_size 20)"
+        case = "ParserModel(embeddings (30, 8), n_features 6, hidden_size 20, n_classes 4)"
         embeddings = np.random.default_rng(8).standard_normal((30, 8))
-        got = self.call("fixtures:model_init", embeddings, {"n_features": 6, "hidden_size": 20}, case=case)
+        sizes = {"n_features": 6, "hidden_size": 20, "n_classes": 4}
+        got = self.call("fixtures:model_init", embeddings, sizes, case=case)
         params = got["params"] if isinstance(got, dict) else {}
-        shapes = {"embeddings": (30, 8), "W": (48, 20), "b1": (20,), "U": (20, 3), "b2": (3,)}
+        shapes = {"embeddings": (30, 8), "W": (48, 20), "b1": (20,), "U": (20, 4), "b2": (4,)}
         if sorted(params) != sorted(shapes):
             self.fail(f"ParserModel [{case}]: params has the keys {sorted(params)}, expected {sorted(shapes)}")
         for name, shape in shapes.items():
@@ -238,7 +239,7 @@ class EmbeddingPublic(GradedTestCase):
         for name in ("b1", "b2"):
             if np.any(params[name]):
                 self.fail(f"ParserModel [{case}]: params[{name!r}] should start at zero")
-        for name, (fan_in, fan_out) in {"W": (48, 20), "U": (20, 3)}.items():
+        for name, (fan_in, fan_out) in {"W": (48, 20), "U": (20, 4)}.items():
             values = self.numbers(params[name], f"params[{name!r}]", case=case)
             bound = np.sqrt(6.0 / (fan_in + fan_out))
             if np.abs(values).max() > bound or values.min() >= 0 or values.max() <= 0 or values.std() < bound / 4:
@@ -246,7 +247,7 @@ class EmbeddingPublic(GradedTestCase):
                     f"ParserModel [{case}]: params[{name!r}] should be Xavier-uniform in "
                     f"[-{bound:.4f}, {bound:.4f}]; its values lie in [{values.min():.4f}, {values.max():.4f}]"
                 )
-        expected = self.expect("fixtures:model_init", embeddings, {"n_features": 6, "hidden_size": 20})["params"]
+        expected = self.expect("fixtures:model_init", embeddings, sizes)["params"]
         for name in ("W", "U"):
             if not checks.is_close(params[name], expected[name]):
                 self.fail(
