@@ -58,6 +58,7 @@ class Record:
     mutant: Mutant
     owner: str
     folder: Path
+    unit_owners: set[str] = field(default_factory=set)  # the questions of its unit's functions
     changes: str | None = None  # where the oracle saw it differ from the reference; None: equivalent
     self_check: list[str] = field(default_factory=list)  # the files' own checks that fail
     graded: Graded | None = None
@@ -69,6 +70,13 @@ class Record:
     @property
     def charged_in_owner(self) -> bool:
         return bool(self.graded) and set(self.graded.lost()) <= {self.owner}
+
+    @property
+    def charged_in_unit(self) -> bool:
+        """Charged only in questions that own a function of its unit: forward and backward share a
+        cache whose layout is the student's, so a forward that breaks it leaves backward's question
+        nothing to grade with (docs/architecture.md, error carried forward)."""
+        return bool(self.graded) and set(self.graded.lost()) <= {self.owner} | self.unit_owners
 
     @property
     def same_twice(self) -> bool:
@@ -136,14 +144,15 @@ def run_assignment(name: str, options, base: Path, pool: ProcessPoolExecutor) ->
     chosen = select(generated, options.mutants, options.seed)
     if options.only:
         chosen = [m for m in chosen if options.only in m.key]
-    owner = owner_map(name)
+    owner, unit_owners = owner_map(name)
     print(f"\n== {name}: {len(generated)} mutants made, {len(chosen)} chosen "
           f"({len({m.function for m in chosen})} functions)", flush=True)
     reference = oracle.observe(folder_for(name, None, base, 0), modules, scenarios)
     if oracle.difference(reference, oracle.observe(folder_for(name, None, base, 1), modules, scenarios)):
         raise SystemExit(f"{name}: the reference behaves differently in two observations; fix the scenarios")
     started = time.monotonic()
-    records = [Record(m, owner.get(m.function, "?"), folder_for(name, m, base, i)) for i, m in enumerate(chosen, 2)]
+    records = [Record(m, owner.get(m.function, "?"), folder_for(name, m, base, i), unit_owners.get(m.function, set()))
+               for i, m in enumerate(chosen, 2)]
 
     def observe(record: Record) -> None:
         record.changes = oracle.difference(oracle.observe(record.folder, modules, scenarios), reference)
@@ -183,6 +192,7 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
         "caught": len(caught),
         "caught or listed as equivalent": len(caught) + len(listed),
         "charged only in the owner": sum(r.charged_in_owner for r in caught),
+        "charged only in the owner's unit": sum(r.charged_in_unit for r in caught),
         "the same score twice": sum(r.same_twice for r in changing),
         "check agrees with grade": sum(not r.disagreements for r in changing),
         "self-check flags": len(flagged),
@@ -192,7 +202,9 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
           f"{len(records) - len(changing)} do not")
     print(f"  caught                         {percent(len(caught), len(changing))}"
           f"; with the {len(listed)} listed equivalents: {percent(len(caught) + len(listed), len(changing))}")
-    print(f"  charged only in the owner      {percent(figures['charged only in the owner'], len(caught))}")
+    in_unit = figures["charged only in the owner's unit"]
+    print(f"  charged only in the owner      {percent(figures['charged only in the owner'], len(caught))}"
+          f"; in the owner's unit: {percent(in_unit, len(caught))}")
     print(f"  the same score twice           {percent(figures['the same score twice'], len(changing))}")
     print(f"  check agrees with grade        {percent(figures['check agrees with grade'], len(changing))}")
     print(f"  self-check flags => caught     {percent(figures['self-check flags, grader catches'], len(flagged))}")
@@ -201,7 +213,10 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
     print("  by operator: " + ", ".join(f"{op} {caught_by[op]}/{n}" for op, n in sorted(by_operator.items())))
     problems = [
         ("not caught", [r for r in survivors if r.mutant.key not in known], lambda r: f"changes {r.changes}"),
-        ("charged outside the owner", [r for r in caught if not r.charged_in_owner],
+        ("charged outside the owner's unit", [r for r in caught if not r.charged_in_unit],
+         lambda r: f"owner {r.owner}, lost {_lost(r.graded.lost())}"),
+        ("charged in another question of the owner's unit", [r for r in caught if r.charged_in_unit and
+                                                             not r.charged_in_owner],
          lambda r: f"owner {r.owner}, lost {_lost(r.graded.lost())}"),
         ("a different score the second time", [r for r in changing if not r.same_twice],
          lambda r: f"{_total(r.graded, 0)} then {_total(r.graded, -1)}"),

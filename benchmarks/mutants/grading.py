@@ -16,7 +16,7 @@ from autograder.boundary.isolation import Isolation, detect_isolation
 from autograder.core.config import Assignment, load_assignment
 from autograder.core.results import GradescopeResults, read_results
 from autograder.grading.grade import grade, module_names, question_of
-from autograder.grading.ownership import owners
+from autograder.grading.ownership import owners, units
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import collect_tests
 
@@ -80,8 +80,11 @@ def _bundle_check(name: str, folder: Path, bundle: Path) -> GradescopeResults:
     return read_results(out)
 
 
-def owner_map(name: str) -> dict[str, str]:
-    """Each student function's owner question, as the grader decides it."""
+def owner_map(name: str) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Each student function's owner question, as the grader decides it, and the questions that own
+    a function of its unit (those that share its private state: autograder.grading.ownership)."""
     assignment = load_assignment(name)
     tests = collect_tests(assignment)
-    return owners(assignment.config, {q: [t.tags for t in found] for q, found in tests.items()})
+    owner = owners(assignment.config, {q: [t.tags for t in found] for q, found in tests.items()})
+    unit = units(assignment.config, owner)
+    return owner, {f: {owner[g] for g in unit[f] if g in owner} for f in owner}

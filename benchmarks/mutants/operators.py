@@ -469,12 +469,12 @@ def mutants_of(path: Path, relative: str) -> Iterator[Mutant]:
     state_line = _state_line(tree)
     for qualname, function, owner in _functions(tree, module):
         context = _function_context(function, owner)
-        for node, parent in _children(function):
+        for number, (node, parent) in enumerate(_children(function)):
             if not hasattr(node, "lineno") or not (node.lineno in lines and node.end_lineno in lines):
                 continue
             if isinstance(node, ast.JoinedStr) or isinstance(parent, ast.JoinedStr):
                 continue
-            site = f"{qualname}:{node.lineno}:{node.col_offset}"
+            site = f"{qualname}#{number}"  # names the place without its line, which edits elsewhere move
             before = source.segment(node)
             for operator, replacement in _operators(node, parent, context, site):
                 after = replacement if isinstance(replacement, str) else ast.unparse(ast.fix_missing_locations(replacement))
