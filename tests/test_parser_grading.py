@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -73,6 +74,9 @@ CAUSES = {
     "dU from the hidden layer before dropout": ("3c.4", "the gradient for the hidden layer BEFORE dropout"),
     "training loop never steps the optimizer": ("4.1", "never changed the model's parameters (is optimizer.step"),
     "training loop runs the model with dropout off": ("4.2", "never with training=True"),
+    # the digits that differ, not "got 0.335584, expected 0.335584", with the relative error
+    "Adam with eps inside the square root": ("1a.1", "(relative error "),
+    "Adam.step does nothing": ("1a.5", "parameter 'p' after step 1"),
 }
 
 
@@ -117,3 +121,10 @@ def test_forward_in_training_drops_with_the_model_s_own_probability(parser_grade
     hard_coded = next(b for b in BUGS if b.name == "forward hard-codes the dropout probability")
     lost = {t.number: t.output for t in lost_points(parser_grader.graded_bug(hard_coded, tmp_path / "p"))}
     assert list(lost) == ["3b.3"] and "the model's own dropout_prob" in lost["3b.3"]
+
+
+def test_a_number_just_off_shows_the_digits_that_differ(parser_grader, tmp_path):
+    eps = next(b for b in BUGS if b.name == "Adam with eps inside the square root")
+    test = next(t for t in parser_grader.graded_bug(eps, tmp_path).tests if t.number == "1a.1")
+    got, expected = re.search(r"got ([-0-9.e]+), expected ([-0-9.e]+)", test.output).groups()
+    assert got != expected, test.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -222,3 +223,38 @@ def test_a_helper_that_changes_its_argument_is_charged_to_its_own_question(word2
     assert {t.number.split(".")[0] for t in lost_points(results)} == {"2a"}
     notes = [t.output for t in results.tests if t.number.startswith("2c.") and "in place of yours" in t.output]
     assert notes and all("which changes the arrays it is given" in note for note in notes), notes
+
+
+def test_a_flat_gradient_names_the_parameter_and_its_entry(word2vec_grader, repo, tmp_path):
+    """1c's gradient is one flat vector: the feedback names b2[0, 2], not index 42 of 43."""
+    doubled = bug("grad_b2 doubled", "nn_basics.py", "    grad_b2 = np.sum(delta_scores, axis=0, keepdims=True)",
+                  "    grad_b2 = 2 * np.sum(delta_scores, axis=0, keepdims=True)", "nn_basics.forward_backward_prop",
+                  "1c")
+    results = word2vec_grader(doubled.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    output = next(t.output for t in results.tests if t.number == "1c.2")
+    assert re.search(r"largest error [0-9.]+ at b2\[0, \d\]", output) and "centred differences" in output, output
+
+
+def test_negatives_drawn_twice_or_elsewhere_are_named_as_such(word2vec_grader, repo, tmp_path):
+    """The dataset counts its draws: a second call of get_negative_samples, or negatives taken from
+    np.random, are named in 2c's feedback."""
+    old = "    neg_sample_word_indices = get_negative_samples(outside_word_idx, dataset, K)\n"
+    cases = {"twice": "    get_negative_samples(outside_word_idx, dataset, K)\n" + old,
+             "np.random": "    neg_sample_word_indices = list(np.random.randint(0, outside_vectors.shape[0], K))\n"}
+    for name, new in cases.items():
+        edit = bug(name, "word2vec.py", old, new, "word2vec.neg_sampling_loss_and_gradient", "2c")
+        results = word2vec_grader(edit.apply(repo / "solutions" / "word2vec", tmp_path / name))
+        outputs = " ".join(t.output for t in lost_points(results) if t.number.startswith("2c."))
+        said = "(did you draw twice?)" if name == "twice" else "drew no sample from the dataset"
+        assert said in outputs, outputs
+
+
+def test_a_warning_in_the_graders_test_code_does_not_show_its_path(word2vec_grader, repo, tmp_path):
+    """A skip-gram that hands the probe loss a center vector to overflow sets off a warning in the
+    probe's file: the student reads that it was in the autograder's test code, not where it lives."""
+    huge = bug("skipgram scales the center vector", "word2vec.py", "    center_vec = center_word_vectors[center_idx]",
+               "    center_vec = center_word_vectors[center_idx] * 1e308", "word2vec.skipgram", "2d")
+    results = word2vec_grader(huge.apply(repo / "solutions" / "word2vec", tmp_path / "s"))
+    outputs = "\n".join(t.output for t in results.tests)
+    assert "(the autograder's test code): RuntimeWarning" in outputs
+    assert "autograder/assignments" not in outputs
