@@ -16,6 +16,9 @@ bundle's `check`, and the report says, per assignment:
 
 A behaviour-changing mutant that loses nothing is a missing test, or an equivalent the oracle could
 not see: benchmarks/mutants/equivalents.yaml lists those with the reason.
+
+--blind grades the bugs a helper wrote as students would, without reading the grader
+(tests/fixtures/blind_bugs.py), the same way, and its correct alternatives, which must lose nothing.
 """
 
 from __future__ import annotations
@@ -137,7 +140,8 @@ def equivalents() -> dict[str, str]:
     return {entry["mutant"]: entry["reason"] for entry in yaml.safe_load(EQUIVALENTS.read_text()) or []}
 
 
-def run_assignment(name: str, options, base: Path, pool: ProcessPoolExecutor) -> list[Record]:
+def mutant_records(name: str, options, base: Path) -> list[Record]:
+    """The chosen mutants of ``name``, each with what the oracle saw of it."""
     files, scenarios = ASSIGNMENTS[name]
     modules = [f.removesuffix(".py") for f in files] + ["utils"]
     generated = [m for f in files for m in mutants_of(REPO / "solutions" / name / f, f)]
@@ -164,16 +168,42 @@ def run_assignment(name: str, options, base: Path, pool: ProcessPoolExecutor) ->
     changing = [r for r in records if r.changes]
     print(f"oracle: {len(changing)} of {len(records)} change behaviour ({time.monotonic() - started:.0f} s)",
           flush=True)
+    return records
+
+
+def blind_records(name: str, base: Path) -> tuple[list[Record], list[Record]]:
+    """The bugs and the correct alternatives of tests/fixtures/blind_bugs.py, as records: each bug
+    was checked by its author to change behaviour, so no oracle is asked."""
+    from tests.fixtures import blind_bugs
+
+    files, _ = ASSIGNMENTS[name]
+    modules = [f.removesuffix(".py") for f in files] + ["utils"]
+    owner, unit_owners = owner_map(name)
+    groups = {"word2vec": (blind_bugs.WORD2VEC, blind_bugs.CORRECT_WORD2VEC),
+              "parser": (blind_bugs.PARSER, blind_bugs.CORRECT_PARSER)}[name]
+    made: list[list[Record]] = [[], []]
+    for kind, bugs in enumerate(groups):
+        for bug in bugs:
+            folder = bug.apply(REPO / "solutions" / name, base / f"{name}-blind-{kind}-{len(made[kind]):03d}")
+            mutant = Mutant(bug.file, bug.function, "blind", 0, bug.name, "", "")
+            record = Record(mutant, owner.get(bug.function, "?"), folder, unit_owners.get(bug.function, set()))
+            record.changes = None if kind else "written to (checked by its author)"
+            record.self_check = [] if kind else sorted(oracle.self_check_failures(folder, modules))
+            made[kind].append(record)
+    print(f"\n== {name}: {len(made[0])} bugs and {len(made[1])} correct alternatives written blind", flush=True)
+    return made[0], made[1]
+
+
+def grade_all(name: str, records: list[Record], base: Path, pool: ProcessPoolExecutor) -> None:
+    """Grades every record (twice, and once by check in a bundle released for it)."""
+    started = time.monotonic()
     bundle = release_bundle(name, base)
     print(f"bundle released ({time.monotonic() - started:.0f} s)", flush=True)
-    futures = {pool.submit(grade_mutant, name, str(r.folder), str(bundle)): r for r in changing}
-    done = 0
-    for future, record in futures.items():
+    futures = {pool.submit(grade_mutant, name, str(r.folder), str(bundle)): r for r in records}
+    for done, (future, record) in enumerate(futures.items(), start=1):
         record.graded = future.result()
-        done += 1
         if done % 25 == 0 or done == len(futures):
             print(f"graded {done} of {len(futures)} ({time.monotonic() - started:.0f} s)", flush=True)
-    return records
 
 
 def percent(part: int, whole: int) -> str:
@@ -244,7 +274,7 @@ def _total(graded: Graded, run: int) -> str:
 
 
 def main() -> None:
-    parser = argument_parser(__doc__, __file__, "--jobs 2", "--quick")
+    parser = argument_parser(__doc__, __file__, "--jobs 2", "--blind --jobs 2", "--quick")
     parser.add_argument("--assignment", choices=sorted(ASSIGNMENTS), action="append",
                         help="only this assignment (may repeat; default: both)")
     parser.add_argument("--mutants", type=int, default=360, help="mutants chosen per assignment (default 360)")
@@ -254,6 +284,8 @@ def main() -> None:
     parser.add_argument("--details", action="store_true", help="list every problem case, not the first 12")
     parser.add_argument("--json", metavar="PATH", help="also write every mutant's record as JSON")
     parser.add_argument("--quick", action="store_true", help="4 mutants of word2vec (a smoke test)")
+    parser.add_argument("--blind", action="store_true",
+                        help="grade the bugs written blind (tests/fixtures/blind_bugs.py) instead of mutants")
     options = parser.parse_args()
     if options.quick:
         options.mutants, options.assignment = 4, options.assignment or ["word2vec"]
@@ -263,8 +295,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary, \
             ProcessPoolExecutor(options.jobs, mp_context=get_context("spawn")) as pool:
         for name in options.assignment or sorted(ASSIGNMENTS, reverse=True):
-            records = run_assignment(name, options, Path(temporary), pool)
-            results[name] = report(name, records, known, options.details)
+            if options.blind:
+                records, correct = blind_records(name, Path(temporary))
+                grade_all(name, records + correct, Path(temporary), pool)
+                results[name] = report(name, records, known, options.details)
+                full = [r for r in correct if not r.caught]
+                results[name]["correct alternatives with full marks"] = f"{len(full)} of {len(correct)}"
+                print(f"  correct alternatives with full marks: {len(full)} of {len(correct)}")
+            else:
+                records = mutant_records(name, options, Path(temporary))
+                grade_all(name, [r for r in records if r.changes], Path(temporary), pool)
+                results[name] = report(name, records, known, options.details)
             everything[name] = [{**asdict(r), "mutant": {**asdict(r.mutant), "source": None}, "key": r.mutant.key}
                                 for r in records]
     if options.json:
