@@ -72,7 +72,8 @@ class ParserModel:
             "U"          (hidden_size, n_classes)
             "b2"         (n_classes,)
         rng: the generator used for the initial weights and for dropout.
-        cache: what the last call of `forward` kept for `backward`.
+        cache: what the last call of `forward` kept for `backward`: the tuple
+            (w, x, relu_cache, h_drop, dropout_cache), see `forward`.
     """
 
     dtype = np.float64
@@ -186,7 +187,13 @@ class ParserModel:
         in the autograder, rely on it to compare your backward pass with the
         mask your forward pass used.
 
-        Store in self.cache what `backward` needs (use the layers' caches).
+        Store in self.cache the tuple (w, x, relu_cache, h_drop, dropout_cache):
+        the ids w, the embedded batch x (batch, n_features * embed_size),
+        the cache relu_forward returned, the hidden layer after dropout
+        h_drop (batch, hidden_size) and the cache dropout_forward returned.
+        `backward` reads that tuple. The autograder also gives your backward
+        such a tuple made by a right forward pass (with your layers), so that
+        a bug in forward costs points in forward's question only.
         """
         ### YOUR CODE HERE (about 7 lines)
         raise NotImplementedError("ParserModel.forward is not implemented yet")
@@ -204,6 +211,9 @@ class ParserModel:
 
         Returns:
             name -> gradient, the same names and shapes as self.params.
+
+        Read what forward stored in self.cache, the tuple its docstring
+        gives, and nothing else from the forward pass.
 
         Hint: go through forward in reverse. For out = inp @ M + b:
         dM = inp.T @ dout, db = dout summed over the batch, and

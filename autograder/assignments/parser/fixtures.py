@@ -183,6 +183,24 @@ def model_gradients(student, embeddings, params: dict, kwargs: dict, w, dlogits)
     return dict(model.backward(np.array(dlogits, dtype=float)))
 
 
+def model_backward_on_right_cache(
+    student, embeddings, params: dict, kwargs: dict, w, dlogits, seed: int | None = None
+) -> dict:
+    """``backward(dlogits)`` after the right forward pass put its cache where forward's docstring
+    says, in the layout it says (w, x, relu_cache, h_drop, dropout_cache), made with the student's
+    layers (whose caches are theirs to lay out): backward judged apart from the student's forward. In
+    training mode (``seed`` given) dropout draws from ``self.rng`` seeded so, as forward would."""
+    model = _model(student, embeddings, params, kwargs)
+    w = np.array(w)
+    training = seed is not None
+    model.rng = np.random.default_rng(seed if training else kwargs.get("seed", 0))  # as model_gradients
+    x = model.params["embeddings"][w].reshape(w.shape[0], -1)
+    h, relu_cache = student.attr("layers.relu_forward")(x @ model.params["W"] + model.params["b1"])
+    h_drop, dropout_cache = student.attr("layers.dropout_forward")(h, model.dropout_prob, training, model.rng)
+    model.cache = (w, x, relu_cache, h_drop, dropout_cache)
+    return {"grads": dict(model.backward(np.array(dlogits, dtype=float))), "h_drop": h_drop}
+
+
 def model_training_pass(student, embeddings, params: dict, kwargs: dict, w, dlogits, seed: int) -> dict:
     """``forward(w, training=True)`` then ``backward(dlogits)``, with ``model.rng`` seeded ``seed``.
 

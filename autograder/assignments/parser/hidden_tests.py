@@ -300,18 +300,29 @@ class BackwardHidden(ModelMixin):
         """backward in training mode, through the dropout mask of the forward pass (partial credit per
         parameter)"""
         data = ModelCase(43, n_tokens=30, embed_size=5, n_features=6, hidden_size=12, batch=16)
+        reference = ReferenceLayers(self.ref, data)
+        score = self.better_of(
+            lambda: self.right_cache_score(
+                data, PARAM_NAMES, lambda got: reference.gradients_with_scale(reference.scale_of(got["h_drop"])), 44
+            ),
+            lambda: self._training_pair_score(data, reference),
+        )
+        set_score(2 * score)
+        if self.gradient_problems:
+            self.fail("\n".join(self.gradient_problems))
+
+    def _training_pair_score(self, data: ModelCase, reference: ReferenceLayers) -> float:
+        """Fraction of the gradients right when backward follows the student's own forward in
+        training mode, with the mask that forward drew."""
         case = data.label + ", forward(training=True) from self.rng seeded 44"
         got = self.call("fixtures:model_training_pass", *data.probe_args(), data.w, data.dlogits, 44, case=case)
         if not isinstance(got, dict) or not isinstance(got.get("grads"), dict):
             self.fail(f"backward [{case}]: expected a dict of gradients, got {checks.describe(got)}")
         reference_logits = self.expect("fixtures:model_forward", *data.probe_args(), data.w, False)[0]
-        own = self.own_forward_score(data, got["grads"], PARAM_NAMES, reference_logits, training_seed=44)
+        right = self.expect("fixtures:model_training_pass", *data.probe_args(), data.w, data.dlogits, 44)["grads"]
+        own = self.own_forward_score(data, got["grads"], PARAM_NAMES, reference_logits, right, training_seed=44)
         if own is not None:  # the student's forward is wrong: judge backward against it
-            set_score(2 * own)
-            if self.gradient_problems:
-                self.fail("\n".join(self.gradient_problems))
-            return
-        reference = ReferenceLayers(self.ref, data)
+            return own
         scale = self.dropout_scale_used(got, reference, case)
         expected, problems = reference.gradients_with_scale(scale), []
         for name in PARAM_NAMES:
@@ -323,9 +334,8 @@ class BackwardHidden(ModelMixin):
                 )
             except AssertionError as error:
                 problems.append(str(error) + reference.training_diagnosis(name, got["grads"].get(name), scale))
-        set_score(2 * (1 - len(problems) / len(PARAM_NAMES)))
-        if problems:
-            self.fail("\n".join(problems))
+        self.gradient_problems = problems
+        return 1 - len(problems) / len(PARAM_NAMES)
 
     def dropout_scale_used(self, got: dict, reference: ReferenceLayers, case: str) -> np.ndarray:
         """What the student's forward multiplied each hidden unit by (0 where the ReLU is off), from
@@ -351,8 +361,7 @@ class BackwardHidden(ModelMixin):
                 f"forward [{case}]: the logits are not h_drop @ U + b2 for the hidden layer after "
                 "dropout; look at forward first (3b)"
             )
-        active = reference.h > 0
-        return np.where(active, h_drop / np.where(active, reference.h, 1.0), 0.0)
+        return reference.scale_of(h_drop)
 
 
 class ReferenceLayers:
@@ -368,6 +377,15 @@ class ReferenceLayers:
         params = self.model.params
         self.x = self.model.embedding_lookup(data.w)
         self.h, self.relu_cache = ref.layers.relu_forward(self.x @ params["W"] + params["b1"])
+
+    def scale_of(self, h_drop) -> np.ndarray:
+        """What a forward pass multiplied each hidden unit by, from its hidden layer after dropout
+        (0 where the ReLU is off)."""
+        h_drop = checks.as_numeric(h_drop, "the hidden layer after dropout")
+        if h_drop.shape != self.h.shape:
+            raise AssertionError(f"the hidden layer after dropout has shape {h_drop.shape}, expected {self.h.shape}")
+        active = self.h > 0
+        return np.where(active, h_drop / np.where(active, self.h, 1.0), 0.0)
 
     def gradients_with_scale(self, scale: np.ndarray | None) -> dict:
         params, dlogits, layers = self.model.params, self.data.dlogits, self.ref.layers

@@ -173,22 +173,88 @@ class MinibatchMixin(GradedTestCase):
 
 
 class ModelMixin(GradedTestCase):
-    """Checks of ``backward``. It reads the cache of the student's own ``forward`` (3c shares
-    forward), so when that forward gives other logits than the reference's, a bug that loses its
-    points in 3b, backward is judged against centred differences of the student's own forward."""
+    """Checks of ``backward``, two ways. First on the cache of the right forward pass, in the layout
+    forward's docstring gives: a bug in forward (3b's) then costs nothing here. A backward that reads
+    a cache of its own layout is judged with the student's own forward instead, and when that forward
+    gives other logits than the reference's, against centred differences of it. The better of the
+    two counts."""
+
+    gradient_problems: list[str]  # what the last of these checks found wrong, one line each
 
     def check_gradients(self, case_data: ModelCase, names: tuple) -> float:
-        """Fraction of ``names`` whose gradient matches the reference; fails with the details, each
-        wrong gradient compared with centred differences of the student's own forward pass."""
-        case = case_data.label
+        """Fraction of ``names`` whose gradient is right (see the class); the details of the wrong
+        ones in ``self.gradient_problems``."""
         reference_logits = self.expect("fixtures:model_forward", *case_data.probe_args(), case_data.w, False)[0]
+        expected = self.expect("fixtures:model_gradients", *case_data.probe_args(), case_data.w, case_data.dlogits)
+        return self.better_of(
+            lambda: self.right_cache_score(case_data, names, lambda got: expected),
+            lambda: self._own_pair_score(case_data, names, reference_logits, expected),
+        )
+
+    def better_of(self, on_right_cache: Callable[[], float], with_own_forward: Callable[[], float]) -> float:
+        """The better score of backward judged on the right cache and with the student's forward."""
+        right = on_right_cache()
+        if right == 1.0:
+            return right
+        right_problems = self.gradient_problems
+        try:
+            own = with_own_forward()
+        except self.failureException as failure:
+            own, self.gradient_problems = 0.0, [str(failure)]
+        if right > own:
+            self.gradient_problems = right_problems
+            return right
+        if right == 0.0 and self.gradient_problems:
+            self.gradient_problems.append(
+                "(your backward also ran on the cache of a right forward pass, laid out as forward's "
+                "docstring says, (w, x, relu_cache, h_drop, dropout_cache), and got no gradient right "
+                "from it: the score is that of your backward after your own forward)"
+            )
+        return own
+
+    def right_cache_score(
+        self, case_data: ModelCase, names: tuple, expected_for: Callable[[dict], dict], training_seed: int | None = None
+    ) -> float:
+        """Fraction of ``names`` that backward gets right from the cache of the right forward pass
+        (``fixtures.model_backward_on_right_cache``); ``expected_for`` gives the right gradients for
+        what that call returned."""
+        case = f"{case_data.label}, backward on the cache of the right forward pass"
+        try:
+            got = self.call(
+                "fixtures:model_backward_on_right_cache",
+                *case_data.probe_args(),
+                case_data.w,
+                case_data.dlogits,
+                training_seed,
+                case=case,
+            )
+            expected = expected_for(got)
+        except self.failureException as failure:
+            self.gradient_problems = [str(failure)]
+            return 0.0
+        problems = []
+        for name in names:
+            try:
+                if name not in got["grads"]:
+                    raise AssertionError(f"backward returned no gradient for {name!r}")
+                self.assert_close(
+                    got["grads"][name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
+                )
+            except AssertionError as error:
+                problems.append(str(error))
+        self.gradient_problems = problems
+        return 1.0 - len(problems) / len(names)
+
+    def _own_pair_score(self, case_data: ModelCase, names: tuple, reference_logits, expected: dict) -> float:
+        """Fraction of ``names`` right when backward follows the student's own forward; each wrong
+        gradient compared with centred differences of that forward."""
+        case = case_data.label
         got = self.call("fixtures:model_gradients", *case_data.probe_args(), case_data.w, case_data.dlogits, case=case)
         if not isinstance(got, dict):
             self.fail(f"backward [{case}]: expected a dict of gradients, got {checks.describe(got)}")
-        own = self.own_forward_score(case_data, got, names, reference_logits)
+        own = self.own_forward_score(case_data, got, names, reference_logits, expected)
         if own is not None:
             return own
-        expected = self.expect("fixtures:model_gradients", *case_data.probe_args(), case_data.w, case_data.dlogits)
         problems = []
         for name in names:
             try:
@@ -205,11 +271,18 @@ class ModelMixin(GradedTestCase):
         return 1.0 - len(problems) / len(names)
 
     def own_forward_score(
-        self, case_data: ModelCase, grads: dict, names: tuple, reference_logits, training_seed: int | None = None
+        self,
+        case_data: ModelCase,
+        grads: dict,
+        names: tuple,
+        reference_logits,
+        expected: dict,
+        training_seed: int | None = None,
     ) -> float | None:
         """None when the student's forward gives the reference's logits; otherwise the fraction of
-        ``names`` whose gradient matches centred differences of the student's own forward (in
-        training mode from ``self.rng`` seeded ``training_seed``, if given), with a note saying so."""
+        ``names`` whose gradient is right for the student's own forward (centred differences of it,
+        in training mode from ``self.rng`` seeded ``training_seed``, if given) or for the right one
+        (``expected``, the reference's), with a note saying so."""
         logits = self.call("fixtures:model_forward", *case_data.probe_args(), case_data.w, False, case=case_data.label)[
             0
         ]
@@ -217,6 +290,11 @@ class ModelMixin(GradedTestCase):
             return None
         problems, right = [], []
         for name in names:
+            # A backward that reads a forward bug's cache can still give the right gradients (the
+            # bug was in the logits alone): that backward is right, and the bug costs 3b only.
+            if name in expected and checks.is_close(grads.get(name), expected[name]):
+                right.append(name)
+                continue
             disagreement = self._own_disagreement(case_data, name, grads.get(name), training_seed)
             if disagreement is None:
                 right.append(name)
@@ -224,8 +302,8 @@ class ModelMixin(GradedTestCase):
                 problems.append(f"gradient of {name!r} [{case_data.label}]: {disagreement}")
         print(
             f"Your forward gives other logits than the reference's (it loses its points in 3b), so your "
-            f"backward is checked against centred differences of your own forward: it is their gradient "
-            f"for {', '.join(right) or 'no parameter'}."
+            f"backward is checked against centred differences of your own forward and against the right "
+            f"gradients: it gives one or the other for {', '.join(right) or 'no parameter'}."
         )
         self.gradient_problems = problems
         return len(right) / len(names)
