@@ -58,7 +58,11 @@ def worker_user() -> str:
     if os.geteuid() != 0:
         pytest.skip("students' code runs as another user only when the grader runs as root")
     if subprocess.run(["id", "-u", WORKER_USER], capture_output=True).returncode != 0:
-        subprocess.run(CREATE_USER.split(), check=True)
+        # Under pytest-xdist another worker may create it at the same moment: its useradd wins, ours
+        # fails, and the user exists all the same.
+        created = subprocess.run(CREATE_USER.split(), capture_output=True, text=True)
+        exists = subprocess.run(["id", "-u", WORKER_USER], capture_output=True).returncode == 0
+        assert exists, f"could not create {WORKER_USER}: {created.stderr}"
     return WORKER_USER
 
 

@@ -101,8 +101,10 @@ def test_the_frameworks_tests_cover_the_new_assignment(created, request):
         gradescope = request.getfixturevalue("gradescope")
         gradescope.install("word2vec")  # done already, unless this test runs without the others
         env[SEED_VENV] = str(gradescope.root / "venv")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", "demo",
-                           *FRAMEWORK_TESTS], cwd=created, env=env, capture_output=True, text=True, timeout=900)  # fmt: skip
+    # -n 0: inside a worker of this session's pytest-xdist, one process is its share of the cores.
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-k", "demo"]
+    done = subprocess.run([*command, *FRAMEWORK_TESTS], cwd=created, env=env, capture_output=True, text=True,
+                          timeout=900)
     assert done.returncode == 0, done.stdout[-3000:]
     # skipped: the tests that need root (the simulated Gradescope), where the suite does not run as root
     ran = sum(int(n) for n in re.findall(r"(\d+) (?:passed|skipped)", done.stdout.splitlines()[-1]))
