@@ -63,7 +63,7 @@ def test_attack_is_contained(attack, hostile_grader, repo, tmp_path):
     _check_contained(results, config, attack.questions)
     if attack.name == "infinite loop at import":
         assert all("did not finish within the 5 s" in t.output for t in lost_points(results))
-    if attack.name == "100 MB printed":
+    if attack.name == "30 MB printed":
         assert all("output truncated" in t.output for t in results.tests if t.number.startswith("3."))
         assert len(results.model_dump_json()) < 1_000_000
     if attack is FORK_BOMB:
