@@ -46,12 +46,6 @@ class Grader:
         return cached.model_copy(deep=True)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The real-data tests first, where a run selects them: some train for minutes, and under
-    pytest-xdist they then share the cores with the rest instead of running alone at the end."""
-    items.sort(key=lambda item: item.get_closest_marker("realdata") is None)
-
-
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO_ROOT
