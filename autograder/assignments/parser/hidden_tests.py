@@ -324,18 +324,14 @@ class BackwardHidden(ModelMixin):
         if own is not None:  # the student's forward is wrong: judge backward against it
             return own
         scale = self.dropout_scale_used(got, reference, case)
-        expected, problems = reference.gradients_with_scale(scale), []
-        for name in PARAM_NAMES:
-            try:
-                if name not in got["grads"]:
-                    raise AssertionError(f"backward returned no gradient for {name!r}")
-                self.assert_close(
-                    got["grads"][name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
-                )
-            except AssertionError as error:
-                problems.append(str(error) + reference.training_diagnosis(name, got["grads"].get(name), scale))
-        self.gradient_problems = problems
-        return 1 - len(problems) / len(PARAM_NAMES)
+        grads = got["grads"]
+        return self.score_gradients(
+            grads,
+            reference.gradients_with_scale(scale),
+            PARAM_NAMES,
+            case,
+            lambda name: reference.training_diagnosis(name, grads.get(name), scale),
+        )
 
     def dropout_scale_used(self, got: dict, reference: ReferenceLayers, case: str) -> np.ndarray:
         """What the student's forward multiplied each hidden unit by (0 where the ReLU is off), from

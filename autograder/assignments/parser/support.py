@@ -232,16 +232,23 @@ class ModelMixin(GradedTestCase):
         except self.failureException as failure:
             self.gradient_problems = [str(failure)]
             return 0.0
+        return self.score_gradients(got["grads"], expected, names, case)
+
+    def score_gradients(
+        self, grads: dict, expected: dict, names: tuple, case: str, diagnose: Callable[[str], str] = lambda name: ""
+    ) -> float:
+        """Fraction of ``names`` whose gradient in ``grads`` matches ``expected``; each wrong one in
+        ``self.gradient_problems``, followed by ``diagnose(name)``."""
         problems = []
         for name in names:
             try:
-                if name not in got["grads"]:
+                if name not in grads:
                     raise AssertionError(f"backward returned no gradient for {name!r}")
                 self.assert_close(
-                    got["grads"][name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
+                    grads[name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
                 )
             except AssertionError as error:
-                problems.append(str(error))
+                problems.append(str(error) + diagnose(name))
         self.gradient_problems = problems
         return 1.0 - len(problems) / len(names)
 
@@ -255,20 +262,13 @@ class ModelMixin(GradedTestCase):
         own = self.own_forward_score(case_data, got, names, reference_logits, expected)
         if own is not None:
             return own
-        problems = []
-        for name in names:
-            try:
-                if name not in got:
-                    raise AssertionError(f"backward returned no gradient for {name!r}")
-                self.assert_close(
-                    got[name], expected[name], f"gradient of {name!r}", case=case, rows=name == "embeddings"
-                )
-            except AssertionError as error:
-                problems.append(
-                    str(error) + (self._diagnosis(case_data, name, got[name], expected[name]) if name in got else "")
-                )
-        self.gradient_problems = problems
-        return 1.0 - len(problems) / len(names)
+        return self.score_gradients(
+            got,
+            expected,
+            names,
+            case,
+            lambda name: self._diagnosis(case_data, name, got[name], expected[name]) if name in got else "",
+        )
 
     def own_forward_score(
         self,
