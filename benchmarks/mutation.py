@@ -194,16 +194,26 @@ def blind_records(name: str, base: Path) -> tuple[list[Record], list[Record]]:
     return made[0], made[1]
 
 
-def grade_all(name: str, records: list[Record], base: Path, pool: ProcessPoolExecutor) -> None:
-    """Grades every record (twice, and once by check in a bundle released for it)."""
+def grade_all(name: str, records: list[Record], base: Path, pool: ProcessPoolExecutor,
+              log: Path | None = None) -> None:
+    """Grades every record (twice, and once by check in a bundle released for it); each graded
+    record is appended to ``log`` at once, so a run that is stopped keeps what it found."""
     started = time.monotonic()
     bundle = release_bundle(name, base)
     print(f"bundle released ({time.monotonic() - started:.0f} s)", flush=True)
     futures = {pool.submit(grade_mutant, name, str(r.folder), str(bundle)): r for r in records}
     for done, (future, record) in enumerate(futures.items(), start=1):
         record.graded = future.result()
+        if log:
+            with log.open("a") as lines:
+                lines.write(json.dumps({"assignment": name, **as_json(record)}, default=str) + "\n")
         if done % 25 == 0 or done == len(futures):
             print(f"graded {done} of {len(futures)} ({time.monotonic() - started:.0f} s)", flush=True)
+
+
+def as_json(record: Record) -> dict:
+    return {**asdict(record), "mutant": {**asdict(record.mutant), "source": None}, "key": record.mutant.key,
+            "caught": record.caught, "charged in owner": record.charged_in_owner}
 
 
 def percent(part: int, whole: int) -> str:
@@ -283,6 +293,8 @@ def main() -> None:
     parser.add_argument("--only", metavar="TEXT", help="only the chosen mutants whose key contains TEXT")
     parser.add_argument("--details", action="store_true", help="list every problem case, not the first 12")
     parser.add_argument("--json", metavar="PATH", help="also write every mutant's record as JSON")
+    parser.add_argument("--log", metavar="PATH", type=Path,
+                        help="append each graded mutant's record to PATH (JSON lines) as soon as it is graded")
     parser.add_argument("--quick", action="store_true", help="4 mutants of word2vec (a smoke test)")
     parser.add_argument("--blind", action="store_true",
                         help="grade the bugs written blind (tests/fixtures/blind_bugs.py) instead of mutants")
@@ -297,17 +309,16 @@ def main() -> None:
         for name in options.assignment or sorted(ASSIGNMENTS, reverse=True):
             if options.blind:
                 records, correct = blind_records(name, Path(temporary))
-                grade_all(name, records + correct, Path(temporary), pool)
+                grade_all(name, records + correct, Path(temporary), pool, options.log)
                 results[name] = report(name, records, known, options.details)
                 full = [r for r in correct if not r.caught]
                 results[name]["correct alternatives with full marks"] = f"{len(full)} of {len(correct)}"
                 print(f"  correct alternatives with full marks: {len(full)} of {len(correct)}")
             else:
                 records = mutant_records(name, options, Path(temporary))
-                grade_all(name, [r for r in records if r.changes], Path(temporary), pool)
+                grade_all(name, [r for r in records if r.changes], Path(temporary), pool, options.log)
                 results[name] = report(name, records, known, options.details)
-            everything[name] = [{**asdict(r), "mutant": {**asdict(r.mutant), "source": None}, "key": r.mutant.key}
-                                for r in records]
+            everything[name] = [as_json(r) for r in records]
     if options.json:
         Path(options.json).write_text(json.dumps(everything, indent=1, default=str))
     print("\n" + json.dumps(results))
