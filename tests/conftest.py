@@ -46,6 +46,20 @@ class Grader:
         return cached.model_copy(deep=True)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Where a run selects them, the files with the real-data tests first, the longest training
+    (``realdata(minutes=N)``) first of all, then those that ask the package index: they train for
+    minutes or wait on the network, and pytest-xdist, which keeps this order
+    (``--no-loadscope-reorder`` in pyproject.toml), then gives them workers at the start instead of
+    leaving them to run alone at the end."""
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        if realdata := item.get_closest_marker("realdata"):
+            return 0, -realdata.kwargs.get("minutes", 1)
+        return (1 if item.get_closest_marker("index") else 2), 0
+
+    items.sort(key=rank)
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO_ROOT

@@ -623,7 +623,7 @@ def test_the_student_guide_shows_each_example_it_promises():
 # ------------------------------------------------------------------- what no other test runs
 
 
-@pytest.mark.realdata
+@pytest.mark.realdata(minutes=3)
 def test_parser_debug_run_on_ewt(tmp_path, ewt):
     """The student guide's ``python run.py --debug``: the reference on 1000 sentences of EWT."""
     folder = tmp_path / "parser"

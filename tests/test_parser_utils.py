@@ -135,7 +135,7 @@ def test_quick_training_run_on_the_synthetic_treebank(repo, tmp_path):
         assert sorted(saved.files) == ["U", "W", "b1", "b2", "embeddings"]
 
 
-@pytest.mark.realdata
+@pytest.mark.realdata(minutes=6)
 def test_full_training_run_on_ewt(repo, tmp_path, ewt):
     """The default run: at least 86 dev UAS, punctuation included (numbers quoted in docs/student-guide.md)."""
     run = subprocess.run([PYTHON, "run.py", "--data", str(ewt), "--out", str(tmp_path)],

@@ -85,7 +85,7 @@ def test_corpus_without_any_context_is_refused(tmp_path):
     assert result.returncode != 0 and "no sentence has two different words" in result.stderr
 
 
-@pytest.mark.realdata
+@pytest.mark.realdata(minutes=5)
 def test_full_run_on_ewt(tmp_path, repo, ewt):
     """The default run on EWT train: the numbers in docs/student-guide.md come from this test's output."""
     out = tmp_path / "out"
