@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -173,3 +174,20 @@ def ewt() -> Path:
     if not found.is_dir():
         pytest.fail(f"UD_EWT_DIR is {found}, which is not a folder: {where}")
     return found
+
+
+def call_within(seconds: float, call):
+    """``call()``'s outcome, or a failure (not a hung test run) if it is still waiting after ``seconds``."""
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(_outcome(call)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting after {seconds} s: the grader hangs"
+    return outcome[0]
+
+
+def _outcome(call):
+    try:
+        return call()
+    except Exception as exc:  # what the test then looks at
+        return exc

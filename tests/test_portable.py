@@ -17,12 +17,14 @@ import json
 import os
 import pkgutil
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autograder.course import gradescope
@@ -32,7 +34,8 @@ from autograder.boundary.isolation import (PORTABLE_ENV, NeedsLinux, detect_isol
                                   require_linux_worker)
 from autograder.boundary.portable_session import PortableSession
 from autograder.boundary.session import StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSpec, WorkerTimeout
-from tests.conftest import PYTHON, Grader, check_bug_is_localised, check_starter_scores_zero, lost_points
+from tests.conftest import (PYTHON, Grader, call_within, check_bug_is_localised, check_starter_scores_zero,
+                            lost_points)
 from tests.fixtures import hostile, parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import Bug
 
@@ -72,6 +75,15 @@ def raises():
 def hard_exit():
     print("last words")
     os._exit(3)
+
+
+def stop_soon():
+    """Returns, then stops its own process while the grader writes the next request."""
+    import signal
+    import threading
+    import time
+
+    threading.Thread(target=lambda: (time.sleep(0.3), os.kill(os.getpid(), signal.SIGSTOP))).start()
 
 
 def spin_with_a_child(pid_file):
@@ -167,6 +179,20 @@ def test_time_limit_kills_the_worker_and_what_it_started_and_the_next_question_r
     assert _ended(int(pid_file.read_text()), 5)  # its process group was killed with it
     with PortableSession(spec, 5.0, "2c") as following:
         assert following.call("mod.value", 1).value["sum"] == 2
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="Windows has no SIGSTOP")
+def test_a_worker_that_stops_itself_under_a_large_request_times_out(spec):
+    with PortableSession(spec, 2.0, "3b") as worker:
+        worker.call("mod.stop_soon")
+        time.sleep(0.6)
+        started = time.monotonic()
+        outcome = call_within(30, lambda: worker.call("mod.value", np.zeros(3 * 2**20 // 8)))
+        assert isinstance(outcome, WorkerTimeout), outcome
+        assert "2 s time limit of question 3b" in str(outcome)
+        assert time.monotonic() - started < 4
+    with PortableSession(spec, 5.0, "3c") as fresh:
+        assert fresh.call("mod.value", 1).value["sum"] == 2
 
 
 # ------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import pytest
 from autograder.boundary import session as sandbox
 from autograder.core.config import Limits
 from autograder.boundary.protocol import Opaque
+from tests.conftest import call_within
 from autograder.boundary.session import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
                                 WorkerSpec, WorkerTimeout, copy_files)
 
@@ -132,6 +133,15 @@ def square_loss(x):
 
 def mutate(a):
     a[0] = 99.0
+
+
+def stop_soon():
+    """Returns, then stops its own process while the grader writes the next request."""
+    import signal
+    import threading
+    import time
+
+    threading.Thread(target=lambda: (time.sleep(0.3), os.kill(os.getpid(), signal.SIGSTOP))).start()
 '''
 
 AT_IMPORT = {
@@ -221,6 +231,21 @@ def test_infinite_loop_times_out_and_uses_up_the_budget(spec):
         assert time.monotonic() - started < 0.1  # refused at once, no new worker
         assert worker.remaining <= 0
     with WorkerSession(spec, 5.0, "2b") as fresh:
+        assert fresh.call("mod.value", 1).value["sum"] == 2
+
+
+def test_a_worker_that_stops_itself_under_a_large_request_times_out(spec):
+    """SIGSTOP while the grader writes more than the pipe holds: the write has the question's
+    deadline too, and the stopped worker is killed at it (RLIMIT_CPU never fires for it)."""
+    with WorkerSession(spec, 2.0, "3b") as worker:
+        worker.call("mod.stop_soon")
+        time.sleep(0.6)
+        started = time.monotonic()
+        outcome = call_within(30, lambda: worker.call("mod.value", np.zeros(3 * 2**20 // 8)))
+        assert isinstance(outcome, WorkerTimeout), outcome
+        assert "2 s time limit of question 3b" in str(outcome)
+        assert time.monotonic() - started < 4
+    with WorkerSession(spec, 5.0, "3c") as fresh:
         assert fresh.call("mod.value", 1).value["sum"] == 2
 
 

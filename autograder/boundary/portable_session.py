@@ -9,7 +9,8 @@ and the staff's commands never take this path (:func:`autograder.boundary.isolat
 The transport uses nothing Windows lacks. Requests go to the child's stdin; replies come on its
 stdout, which the child keeps for itself, pointing its fd 1 at the output file that is already its
 stderr, so what the student's code prints cannot corrupt a reply. ``select`` takes no pipes on
-Windows, so a thread reads the replies into a queue, and a read's deadline is the queue's timeout.
+Windows, so a thread reads the replies into a queue, and a read's deadline is the queue's timeout;
+a thread writes each request, and a write's deadline is the wait for that thread.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import IO
 
 from autograder.boundary.fork_client import worker_env
 from autograder.boundary.launch import portable_command
-from autograder.boundary.protocol import FrameReader, Packed, PeerClosed, ReadTimeout, write_all
+from autograder.boundary.protocol import FrameReader, Packed, PeerClosed, ReadTimeout, WriteTimeout, write_all
 from autograder.boundary.session import (
     BudgetedSession,
     WorkerSpec,
@@ -132,6 +133,7 @@ class _PortableProcess:
         self._taken = 0  # bytes of the output file that earlier calls took
         self.proc: subprocess.Popen | None = None
         self._replies: _Replies | None = None
+        self._writer: threading.Thread | None = None
         try:
             self._start(spec)
         except BaseException:
@@ -164,15 +166,22 @@ class _PortableProcess:
         assert self._replies is not None, "the worker has not started"
         return self._replies
 
-    def send(self, message: Packed) -> None:
+    def send(self, message: Packed, deadline: float) -> None:
         assert self.proc is not None and self.proc.stdin is not None
-        try:
-            write_all(self.proc.stdin.fileno(), message)
-        except OSError as exc:
+        fd, failed = self.proc.stdin.fileno(), list[BaseException]()
+        self._writer = threading.Thread(
+            target=_write, args=(fd, message, failed), name="ag-worker-requests", daemon=True
+        )
+        self._writer.start()
+        self._writer.join(max(0.0, deadline - time.monotonic()))
+        if self._writer.is_alive():  # the worker stopped reading; killing it ends the write
+            raise WriteTimeout("the worker did not read the request before the deadline")
+        if failed:
+            exc = failed[0]
             # Windows reports a pipe whose reader has gone as EINVAL; the session expects EPIPE's error.
-            if isinstance(exc, BrokenPipeError) or exc.errno == errno.EINVAL:
+            if isinstance(exc, BrokenPipeError) or (isinstance(exc, OSError) and exc.errno == errno.EINVAL):
                 raise BrokenPipeError(errno.EPIPE, "the worker's request pipe is closed") from None
-            raise
+            raise exc
 
     def take_output(self) -> str:
         """Output written since the last call, cut to the limit with a note of what was dropped.
@@ -204,12 +213,9 @@ class _PortableProcess:
             remove_folder(self.private, _remove_writable)
 
     def _end(self, proc: subprocess.Popen) -> None:
-        """Kill the worker and, on POSIX, its whole session; reap it and let the reply thread end."""
-        if proc.stdin is not None:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
+        """Kill the worker and, on POSIX, its whole session; reap it and let the reply and request
+        threads end. Its stdin is closed only once no write to it is under way: a closed descriptor's
+        number may name another file by the time a write resumes."""
         if _KILL_GROUP:
             try:
                 # Its pid stays reserved while its group has members, so the group names no other process.
@@ -220,8 +226,22 @@ class _PortableProcess:
             # Windows: TerminateProcess, as kill() there; what the student's code started may outlive it.
             proc.terminate()
         proc.wait()
+        if self._writer is not None:
+            self._writer.join()  # a write to a process that is gone fails at once
+        if proc.stdin is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
         if self._replies is not None:
             self._replies.stop()
+
+
+def _write(fd: int, message: Packed, failed: list[BaseException]) -> None:
+    try:
+        write_all(fd, message)
+    except BaseException as exc:  # handed to the session's thread, which raises it there
+        failed.append(exc)
 
 
 def _remove_writable(path: str) -> None:

@@ -78,6 +78,12 @@ class ReadTimeout(ProtocolError):
     """No complete message arrived before the deadline."""
 
 
+class WriteTimeout(ReadTimeout):
+    """A message could not be delivered whole before the deadline: the reader stopped reading (it
+    was stopped, sleeps, or never reads). A timeout like an answer that did not come, and handled
+    alike."""
+
+
 @dataclass(frozen=True)
 class Opaque:
     """A value the worker could not encode (an arbitrary object); only its type and repr travel."""
@@ -387,18 +393,31 @@ else:  # Windows: into the array's memory all the same, through a file object th
             return stream.readinto(target) or 0
 
 
-def write_all(fd: int, data: Packed) -> None:
+def write_all(fd: int, data: Packed, deadline: float | None = None) -> None:
     """Writes ``data`` (bytes, or the buffers of :func:`pack_parts`, gathered by ``writev`` where
-    there is one) whole."""
+    there is one) whole. With a ``deadline``, ``fd`` must be non-blocking (``os.set_blocking``):
+    a reader that stops reading then raises :class:`WriteTimeout` at the deadline, where a blocking
+    write would wait for it for ever."""
     parts = [memoryview(p) for p in ([data] if isinstance(data, (bytes, bytearray, memoryview)) else data)]
     parts = [p for p in parts if p.nbytes]
     while parts:
-        written = _write_some(fd, parts)
+        if deadline is not None:
+            _wait_writable(fd, deadline)
+        try:
+            written = _write_some(fd, parts)
+        except BlockingIOError:  # the pipe had room for less than a whole atomic write
+            continue
         while written:
             if written >= parts[0].nbytes:
                 written -= parts.pop(0).nbytes
             else:
                 parts[0], written = parts[0][written:], 0
+
+
+def _wait_writable(fd: int, deadline: float) -> None:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
+        raise WriteTimeout("the other side did not read the message before the deadline")
 
 
 def _array_dtype(header: bytes) -> tuple[np.dtype, tuple[int, ...]]:

@@ -247,8 +247,9 @@ class WorkerProcess(Protocol):
     @property
     def reader(self) -> Replies: ...
 
-    def send(self, message: Packed) -> None:
-        """Write a request, or the answer to a helper call; BrokenPipeError once the worker is gone."""
+    def send(self, message: Packed, deadline: float) -> None:
+        """Write a request, or the answer to a helper call; BrokenPipeError once the worker is gone,
+        :class:`WriteTimeout` if it has not read it all by ``deadline``."""
 
     def take_output(self) -> str: ...
 
@@ -260,7 +261,7 @@ class WorkerProcess(Protocol):
 def _ask(process: WorkerProcess, deadline: float, helpers: HelperAnswers | None, message: Packed) -> tuple[dict, list]:
     """Sends the worker ``message`` (a request, or the answer to a callback) and reads its answer,
     answering the helper calls the worker makes meanwhile (which may call back in turn)."""
-    process.send(message)
+    process.send(message, deadline)
     document, arrays = process.reader.read(deadline)
     while HelperCall.carried_by(document):
         if helpers is None:
@@ -270,7 +271,7 @@ def _ask(process: WorkerProcess, deadline: float, helpers: HelperAnswers | None,
         except ValueError as exc:
             raise ProtocolError(str(exc)) from None
         answer = helpers.answer(call, arrays, partial(_ask, process, deadline, helpers))
-        process.send(answer)
+        process.send(answer, deadline)
         document, arrays = process.reader.read(deadline)
     return document, arrays
 
@@ -317,6 +318,9 @@ class _Process:
             _give_to(spec.isolation.user, self.scratch)
         self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         request_r, self.request_w = _pipe()
+        # Written to with the question's deadline: a worker that stops reading (SIGSTOP, a sleep in a
+        # thread while a large request is on its way) would otherwise block the grader for ever.
+        os.set_blocking(self.request_w, False)
         self.reply_r, reply_w = _pipe()
         view_root = os.path.join(self.private, "view")  # where the worker's view is built, out of its reach
         os.mkdir(view_root, 0o700)
@@ -333,8 +337,8 @@ class _Process:
         self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * _MB, spec.limits.reply_json_mb * _MB)
         self.output_limit = spec.limits.output_kb * 1024
 
-    def send(self, message: Packed) -> None:
-        write_all(self.request_w, message)
+    def send(self, message: Packed, deadline: float) -> None:
+        write_all(self.request_w, message, deadline)
 
     def take_output(self) -> str:
         """Output written since the last call, cut to the limit with a note of what was dropped."""
