@@ -30,6 +30,7 @@ from typing import IO
 
 from autograder.boundary.fork_client import worker_env
 from autograder.boundary.launch import portable_command
+from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
 from autograder.boundary.protocol import FrameReader, Packed, PeerClosed, ReadTimeout, WriteTimeout, write_all
 from autograder.boundary.session import (
     BudgetedSession,
@@ -126,8 +127,9 @@ class _PortableProcess:
     """One running portable worker: its subprocess, scratch folder and captured output."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-        self.scratch = tempfile.mkdtemp(prefix="ag-worker-")
-        self.private = tempfile.mkdtemp(prefix="ag-grader-")
+        self.scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX)
+        self.private = tempfile.mkdtemp(prefix=PRIVATE_PREFIX)
+        self.claim = claim(self.private, self.scratch)  # for the next check, should this one be killed
         self.output_path = os.path.join(self.private, "output")
         self.output_limit = spec.limits.output_kb * 1024
         self._taken = 0  # bytes of the output file that earlier calls took
@@ -211,6 +213,9 @@ class _PortableProcess:
         finally:
             remove_folder(self.scratch, _remove_writable)
             remove_folder(self.private, _remove_writable)
+            if self.claim is not None:
+                os.close(self.claim)
+                self.claim = None
 
     def _end(self, proc: subprocess.Popen) -> None:
         """Kill the worker and, on POSIX, its whole session; reap it and let the reply and request

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
 from autograder.boundary.launch import UNCONFINED_EXIT
+from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
 from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
 from autograder.boundary.plan import Plan, ResourceLimits, View
 from autograder.boundary.protocol import (
@@ -302,8 +303,9 @@ class _Process:
 
     def __init__(self, spec: WorkerSpec, deadline: float, forkserver: ForkServer) -> None:
         self.forkserver = forkserver
-        self.scratch = tempfile.mkdtemp(prefix="ag-worker-")
-        self.private = tempfile.mkdtemp(prefix="ag-grader-")
+        self.scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX)
+        self.private = tempfile.mkdtemp(prefix=PRIVATE_PREFIX)
+        self.claim = claim(self.private, self.scratch)  # for the next grading, should this one be killed
         self.request_w = self.reply_r = self.output_fd = -1
         self.pid: int | None = None  # the supervisor's
         try:
@@ -376,6 +378,9 @@ class _Process:
         finally:
             remove_folder(self.scratch)
             remove_folder(self.private)
+            if self.claim is not None:
+                os.close(self.claim)
+                self.claim = None
 
 
 class Session(Protocol):

@@ -4,11 +4,15 @@ the one place where errors meant for the user are printed."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from autograder.cli import staff, student
 from autograder.cli.arguments import assignment_names
-from autograder.core.errors import AutograderError
+from autograder.core.errors import AutograderError, Stopped
 
 EPILOG = """examples:
   python -m autograder grade word2vec solutions/word2vec          # the reference: full marks
@@ -48,11 +52,34 @@ def _tolerant_output() -> None:
             reconfigure(errors="replace")
 
 
+@contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop a command as Ctrl-C does (:class:`Stopped`), where their default
+    would end the process at once and leave its workers' folders and no results.json behind."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        for name in names:  # a second signal must not cut the clean-up of the first short
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        raise Stopped(signal.Signals(signum).name)
+
+    before = {name: signal.signal(getattr(signal, name), stop) for name in names}
+    try:
+        yield
+    finally:
+        for name, handler in before.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     _tolerant_output()
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        with _stopped_by_signals():
+            return args.run(args)
     except AutograderError as exc:  # a problem the user can fix: its message says how
         print(f"error: {exc}", file=sys.stderr)
         return 2

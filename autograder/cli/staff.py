@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from autograder.cli.arguments import Commands, add_assignment, assignment_names
@@ -16,7 +17,7 @@ def _grade(args: argparse.Namespace) -> int:
     from autograder.boundary.isolation import detect_isolation, require_linux_worker
     from autograder.core.results import write_results
     from autograder.course.report import print_table
-    from autograder.grading.grade import check_ready, grade_or_fallback, summarize
+    from autograder.grading.grade import check_ready, grade_or_fallback, stopped_results, summarize
 
     assignment = load_assignment(args.assignment)
     check_ready(assignment)
@@ -24,9 +25,14 @@ def _grade(args: argparse.Namespace) -> int:
     isolation = detect_isolation()
     for name, why in isolation.off:  # for whoever runs this; never in results.json
         print(f"protection off: {name}: {why}", file=sys.stderr)
-    results, crash = grade_or_fallback(
-        assignment, Path(args.submission), include_hidden=not args.public_only, isolation=isolation
-    )
+    started = time.monotonic()
+    try:
+        results, crash = grade_or_fallback(
+            assignment, Path(args.submission), include_hidden=not args.public_only, isolation=isolation
+        )
+    except KeyboardInterrupt as stop:  # its workers are gone; the results still say what happened
+        results = stopped_results(assignment.config, stop, time.monotonic() - started)
+        crash = results.output
     if crash:  # a valid results.json is still written below
         print(crash, file=sys.stderr)
     write_results(results, Path(args.results))

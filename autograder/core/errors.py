@@ -11,3 +11,9 @@ from __future__ import annotations
 
 class AutograderError(Exception):
     """A problem the user can fix; ``str(error)`` is written for them."""
+
+
+class Stopped(KeyboardInterrupt):
+    """The command was asked to stop by a signal (SIGTERM, SIGHUP), and stops as on Ctrl-C: by an
+    exception that no ``except Exception`` takes for a failure of the student's code, so every
+    ``finally`` on its way runs (workers killed, their folders removed) and results are written."""

@@ -28,7 +28,7 @@ from autograder.boundary.isolation import NeedsLinux, detect_isolation, require_
 from autograder.core.config import ConfigError, load_assignment
 from autograder.core.results import GradescopeResults, write_results
 from autograder.course.report import print_table
-from autograder.grading.grade import fallback_results, grade_or_fallback, summarize
+from autograder.grading.grade import fallback_results, grade_or_fallback, stopped_results, summarize
 
 DEFAULT_ROOT = "/autograder"
 
@@ -120,6 +120,9 @@ def run(assignment_name: str, root: Path) -> int:
         for line in report + isolation.report(assignment.config.limits):
             print(f"  {line}")
         results, crash = grade_or_fallback(assignment, layout.submission, isolation=isolation)
+    except KeyboardInterrupt as stop:  # SIGTERM or Ctrl-C: the workers are gone, Gradescope still gets results
+        results = stopped_results(assignment.config, stop, time.monotonic() - started)
+        crash = results.output
     except NeedsLinux as exc:  # results that say so, and the reason without a traceback
         results = fallback_results(assignment.config, str(exc), time.monotonic() - started)
         crash = f"error: {exc}"

@@ -23,8 +23,9 @@ from types import SimpleNamespace
 
 from autograder.boundary.fork_client import OTHER_MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, detect_isolation
+from autograder.boundary.leftovers import remove_leftovers
 from autograder.boundary.preload import library_imports
-from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec
+from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec, remove_folder
 from autograder.core.config import PACKAGE_ROOT, Assignment, AssignmentConfig, ConfigError, Question
 from autograder.core.results import GradescopeResults, TestResult
 from autograder.core.submission import locate
@@ -131,6 +132,7 @@ def grade(
     config = assignment.config
     submission = locate(submission_dir, config.submission_files)
     isolation = isolation or detect_isolation()
+    remove_leftovers(remove_folder)  # the worker folders of a grading that was killed outright
     with ExitStack() as stack:
         if sessions is None and isolation.portable:
             from autograder.boundary.portable_session import PortableSession  # the self-check off Linux only
@@ -235,6 +237,13 @@ def grade_or_fallback(
     except Exception as exc:  # whatever went wrong, there are still valid results to write
         reason = f"{type(exc).__name__}: {exc}"
         return fallback_results(assignment.config, reason, time.monotonic() - started), traceback.format_exc()
+
+
+def stopped_results(config: AssignmentConfig, stop: KeyboardInterrupt, seconds: float) -> GradescopeResults:
+    """What a grading stopped from outside (Ctrl-C, SIGTERM) writes: the fallback, saying so."""
+    return fallback_results(
+        config, f"the grading was stopped before it finished ({str(stop) or 'Ctrl-C'}); grade it again", seconds
+    )
 
 
 def module_names(config: AssignmentConfig) -> list[str]:
