@@ -210,6 +210,18 @@ def test_ctrl_c_keeps_finished_results_and_stops_the_rest(word2vec, tmp_path, re
     assert list(batch.BatchState.model_validate_json(state.read_text()).submissions) == [planted[0].name]
 
 
+def test_a_grading_over_the_time_limit_costs_its_own_row_only(word2vec, tmp_path, repo):
+    """The hanging submission takes 1d's 20 s; over --time-limit its grading process is killed, it
+    gets 0 with the reason, and the reference graded beside it is graded again, in full."""
+    planted = write_export(tmp_path / "export", word2vec, ["reference", "hang", "reference"])
+    run = grade_batch_cli(tmp_path / "export", "--jobs", 2, "--time-limit", 15, "--out", tmp_path / "out", cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    hung = results_of(tmp_path / "out", planted[1].name)
+    assert hung.score == 0 and "took longer than 15 s, the limit for one submission" in hung.output
+    assert [results_of(tmp_path / "out", planted[i].name).score for i in (0, 2)] == [40, 40]
+    assert f"could not be graded (0 points, the reason in their results.json): {planted[1].name}" in run.stdout
+
+
 def test_an_out_folder_of_another_assignment_is_refused(word2vec, tmp_path):
     write_export(tmp_path / "export", word2vec, ["empty"])
     (tmp_path / "out").mkdir()

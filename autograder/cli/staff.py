@@ -58,6 +58,7 @@ def _grade_batch(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             force=args.force,
             without_isolation=args.without_isolation,
+            time_limit=args.time_limit,
         )
     except KeyboardInterrupt:
         print(
@@ -215,6 +216,14 @@ def add_grade_batch(commands: Commands) -> None:
         action="store_true",
         help="grade even where the students' code cannot get namespaces of its own (it could "
         "then read this user's files and reach the other submissions' processes)",
+    )
+    batch.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="stop the grading of one submission after SECONDS and give it 0 with the reason, so "
+        "that no submission can hold the batch up (default: twice the sum of the questions' and the "
+        "imports' time limits, plus 60 s)",
     )
     batch.set_defaults(run=_grade_batch)
 

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import platform
 import signal
+import time
 from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -61,6 +62,7 @@ _NOT_SCORING_PACKAGES = ("cli/",)
 # How often a submission may be in a grading process that dies (killed, out of memory) before it
 # gets the fallback results instead of another try.
 _MAX_ATTEMPTS = 2
+_GRADER_MARGIN = 60.0  # seconds for what a grading does besides running the student's code
 
 
 class SubmissionRecord(BaseModel):
@@ -205,8 +207,11 @@ def _deliver(job: _Job, reply: tuple[str, str | None] | None, finished: _Finishe
 class _Batch:
     """One run of grade-batch: decides what to grade, grades it, records every finished submission."""
 
-    def __init__(self, assignment: Assignment, export: Export, out: Path, console: Console) -> None:
+    def __init__(
+        self, assignment: Assignment, export: Export, out: Path, console: Console, time_limit: float | None = None
+    ) -> None:
         self.assignment = assignment
+        self.time_limit = time_limit or default_time_limit(assignment)
         self.export = export
         self.out = out
         self.console = console
@@ -312,7 +317,7 @@ class _Batch:
         while queue:
             # A grading process died: each job that was running is a suspect. Retry it in a new
             # pool; one that was there every time gets the fallback results instead.
-            for job in self._run_until_broken(queue, jobs, isolation, finished):
+            for job in self._run_until_broken(queue, jobs, isolation, finished) or []:
                 attempts[job[0].name] += 1
                 if attempts[job[0].name] < _MAX_ATTEMPTS:
                     queue.appendleft(job)
@@ -323,8 +328,12 @@ class _Batch:
                     )
                     finished(job, fallback_results(self.assignment.config, reason), reason)
 
-    def _run_until_broken(self, queue: deque[_Job], jobs: int, isolation: Isolation, finished: _Finished) -> list[_Job]:
-        """Grade from ``queue`` until it is empty or the pool breaks; returns the jobs it broke under."""
+    def _run_until_broken(
+        self, queue: deque[_Job], jobs: int, isolation: Isolation, finished: _Finished
+    ) -> list[_Job] | None:
+        """Grade from ``queue`` until it is empty or the pool breaks; returns the jobs it broke
+        under. A grading over the time limit gets the fallback results, and the pool is killed: the
+        others that were running go back to the queue (None is returned), none of them a suspect."""
         workers = min(jobs, len(queue))
         context = multiprocessing.get_context("spawn")  # no fork of a process with threads (rich's)
         stop = context.Event()
@@ -332,6 +341,7 @@ class _Batch:
             max_workers=workers, mp_context=context, initializer=_start_grading_process, initargs=(stop,)
         )
         running: dict[Future, _Job] = {}
+        deadlines: dict[Future, float] = {}
         try:
             while queue or running:
                 # Only as many jobs as processes: when the pool dies, only these are suspects.
@@ -341,7 +351,12 @@ class _Batch:
                         _grade_in_child, self.assignment.name, str(self.assignment.root), str(job[0].folder), isolation
                     )
                     running[future] = job
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    deadlines[future] = time.monotonic() + self.time_limit
+                first = min(deadlines[future] for future in running)
+                done, _ = wait(running, timeout=max(0.0, first - time.monotonic()), return_when=FIRST_COMPLETED)
+                if not done and time.monotonic() >= first:
+                    self._stop_overdue(running, deadlines, queue, finished)
+                    return None
                 if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                     return list(running.values())
                 for future in done:
@@ -364,6 +379,24 @@ class _Batch:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    def _stop_overdue(
+        self, running: dict[Future, _Job], deadlines: dict[Future, float], queue: deque[_Job], finished: _Finished
+    ) -> None:
+        """Kills the pool's processes (a pool cannot stop one task): the gradings over the limit get
+        the fallback results, the others start again."""
+        for child in multiprocessing.active_children():  # the pool's processes
+            child.kill()
+        now = time.monotonic()
+        for future, job in running.items():
+            if deadlines[future] <= now:
+                reason = (
+                    f"the grading of this submission took longer than {self.time_limit:g} s, the limit for "
+                    "one submission, and was stopped; please tell the course staff"
+                )
+                finished(job, fallback_results(self.assignment.config, reason), reason)
+            else:
+                queue.appendleft(job)
+
     def write_gradebook(self) -> None:
         config = self.assignment.config
         graded = [
@@ -378,6 +411,13 @@ class _Batch:
         print_statistics(f"{config.title}: {len(graded)} submissions", stats, self.console)
 
 
+def default_time_limit(assignment: Assignment) -> float:
+    """Seconds one submission's grading may take: twice what its questions and imports may take
+    (error carried forward runs a question again), and a margin for the grader's own work."""
+    limits = assignment.config.limits.import_time_limit + sum(q.time_limit for q in assignment.config.questions)
+    return 2 * limits + _GRADER_MARGIN
+
+
 def run_batch(
     assignment: Assignment,
     export_dir: Path,
@@ -387,6 +427,7 @@ def run_batch(
     force: bool = False,
     console: Console | None = None,
     without_isolation: bool = False,
+    time_limit: float | None = None,
 ) -> BatchOutcome:
     """Grade every submission of the export that needs it, then write the gradebook to ``out``.
 
@@ -397,7 +438,7 @@ def run_batch(
     if jobs < 1:
         raise ConfigError(f"--jobs must be at least 1, got {jobs}")
     console = console or Console()
-    batch = _Batch(assignment, load_export(export_dir), Path(out), console)
+    batch = _Batch(assignment, load_export(export_dir), Path(out), console, time_limit)
     todo = batch.to_grade(force)
     if batch.outcome.skipped:
         console.print(
