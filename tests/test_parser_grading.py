@@ -13,7 +13,7 @@ from autograder.assignments.parser.support import wrong_parses
 from autograder.core.config import load_assignment
 from tests.conftest import (PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero,
                             lost_points, question_scores)
-from tests.fixtures.parser_bugs import BUGS
+from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +60,21 @@ def test_deque_stack_and_buffer_get_full_marks(parser_grader, repo, tmp_path):
     check = subprocess.run([PYTHON, "parser_transitions.py"], cwd=submission, capture_output=True, text=True,
                            timeout=120)
     assert "Summary: 6/6 checks passed" in check.stdout, check.stdout + check.stderr
+    results = parser_grader(submission)
+    assert lost_points(results) == [], [(t.number, t.output) for t in lost_points(results)]
+
+
+def test_a_cache_in_another_order_read_alike_gets_full_marks(parser_grader, repo, tmp_path):
+    """forward's docstring gives the cache's layout, but a forward and backward that agree on
+    another order are right: 3c tries the right cache in their order too."""
+    submission = tmp_path / "swapped"
+    shutil.copytree(repo / "solutions" / "parser", submission, symlinks=True)
+    model = submission / "parser_model.py"
+    text = model.read_text()
+    for old, new in CACHE_SWAPPED:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    model.write_text(text)
     results = parser_grader(submission)
     assert lost_points(results) == [], [(t.number, t.output) for t in lost_points(results)]
 

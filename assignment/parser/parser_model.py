@@ -192,8 +192,9 @@ class ParserModel:
         the cache relu_forward returned, the hidden layer after dropout
         h_drop (batch, hidden_size) and the cache dropout_forward returned.
         `backward` reads that tuple. The autograder also gives your backward
-        such a tuple made by a right forward pass (with your layers), so that
-        a bug in forward costs points in forward's question only.
+        such a tuple made by a right forward pass (with your layers), in
+        this order and in the order your own forward keeps, so that a bug in
+        forward costs points in forward's question only.
         """
         ### YOUR CODE HERE (about 7 lines)
         raise NotImplementedError("ParserModel.forward is not implemented yet")

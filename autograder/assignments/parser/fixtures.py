@@ -6,6 +6,7 @@ arcs, predicted heads); the grader judges them. Nothing here reveals an answer.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import os
 import tempfile
@@ -189,16 +190,67 @@ def model_backward_on_right_cache(
     """``backward(dlogits)`` after the right forward pass put its cache where forward's docstring
     says, in the layout it says (w, x, relu_cache, h_drop, dropout_cache), made with the student's
     layers (whose caches are theirs to lay out): backward judged apart from the student's forward. In
-    training mode (``seed`` given) dropout draws from ``self.rng`` seeded so, as forward would."""
+    training mode (``seed`` given) dropout draws from ``self.rng`` seeded so, as forward would.
+
+    ``grads`` holds one dict per layout tried: the docstring's, then, if the student's own forward
+    lays its cache out otherwise (:func:`_their_layout`), the same cache in that order, so that a
+    forward and backward that agree on another order are judged alike."""
     model = _model(student, embeddings, params, kwargs)
     w = np.array(w)
     training = seed is not None
-    model.rng = np.random.default_rng(seed if training else kwargs.get("seed", 0))  # as model_gradients
+    layouts: list[tuple[int, ...]] = [_DOCUMENTED]
+    right = _right_cache(student, model, w, training, seed if seed is not None else kwargs.get("seed", 0))
+    try:
+        model.forward(w, training=training)
+        theirs = _their_layout(model.cache, right)
+        if theirs not in layouts:
+            layouts.append(theirs)
+    except Exception:  # their forward's failures are 3b's; the docstring's layout is tried alone
+        pass
+    grads = []
+    for layout in layouts:
+        model.cache = tuple(copy.deepcopy(right[i]) for i in layout)  # a backward may change its cache
+        grads.append(dict(model.backward(np.array(dlogits, dtype=float))))
+    return {"grads": grads, "h_drop": right[3]}
+
+
+_DOCUMENTED = (0, 1, 2, 3, 4)  # (w, x, relu_cache, h_drop, dropout_cache), as forward's docstring says
+
+
+def _right_cache(student, model, w: np.ndarray, training: bool, seed) -> tuple:
+    model.rng = np.random.default_rng(seed)  # as model_gradients and model_training_pass do
     x = model.params["embeddings"][w].reshape(w.shape[0], -1)
     h, relu_cache = student.attr("layers.relu_forward")(x @ model.params["W"] + model.params["b1"])
     h_drop, dropout_cache = student.attr("layers.dropout_forward")(h, model.dropout_prob, training, model.rng)
-    model.cache = (w, x, relu_cache, h_drop, dropout_cache)
-    return {"grads": dict(model.backward(np.array(dlogits, dtype=float))), "h_drop": h_drop}
+    return w, x, relu_cache, h_drop, dropout_cache
+
+
+def _their_layout(cache, right: tuple) -> tuple[int, ...]:
+    """Where each entry of the student's own ``cache`` sits in ``right``: among the entries of the
+    same kind (shape and dtype), the nearest in value. A forward that is right gives its own layout
+    exactly; one with a bug in its values still keeps the pre-activation (with its negatives) apart
+    from the hidden layer. The docstring's layout when the cache is no tuple of the same length."""
+    if not isinstance(cache, tuple) or len(cache) != len(right):
+        return _DOCUMENTED
+    layout: list[int] = []
+    for entry in cache:
+        alike = [j for j, candidate in enumerate(right) if j not in layout and _kind(candidate) == _kind(entry)]
+        if not alike:
+            return _DOCUMENTED
+        layout.append(min(alike, key=lambda j: _distance(entry, right[j])))
+    return tuple(layout)
+
+
+def _kind(value) -> tuple:
+    if isinstance(value, np.ndarray):
+        return "array", value.shape, "i" if value.dtype.kind in "iu" else value.dtype.kind
+    return (type(value).__name__,)
+
+
+def _distance(a, b) -> float:
+    if isinstance(a, np.ndarray):
+        return float(np.nan_to_num(np.abs(a.astype(float) - b.astype(float)), nan=1e300, posinf=1e300).sum())
+    return 0.0 if a is b or a == b else 1.0
 
 
 def model_training_pass(student, embeddings, params: dict, kwargs: dict, w, dlogits, seed: int) -> dict:
