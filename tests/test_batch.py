@@ -214,10 +214,16 @@ def test_a_grading_over_the_time_limit_costs_its_own_row_only(word2vec, tmp_path
     """The hanging submission takes 1d's 20 s; over --time-limit its grading process is killed, it
     gets 0 with the reason, and the reference graded beside it is graded again, in full."""
     planted = write_export(tmp_path / "export", word2vec, ["reference", "hang", "reference"])
-    run = grade_batch_cli(tmp_path / "export", "--jobs", 2, "--time-limit", 15, "--out", tmp_path / "out", cwd=repo)
+    tmp = tmp_path / "tmp"  # a temporary folder of its own: no other grading's folders in it
+    tmp.mkdir()
+    run = subprocess.run([PYTHON, "-m", "autograder", "grade-batch", "word2vec", str(tmp_path / "export"), "--jobs",
+                          "2", "--time-limit", "15", "--out", str(tmp_path / "out")], cwd=repo, capture_output=True,
+                         text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp)})
     assert run.returncode == 0, run.stdout + run.stderr
     hung = results_of(tmp_path / "out", planted[1].name)
     assert hung.score == 0 and "took longer than 15 s, the limit for one submission" in hung.output
+    assert hung.execution_time == 15
+    assert not [p for p in tmp.iterdir() if p.name.startswith(("ag-worker-", "ag-grader-"))]  # removed at once
     assert [results_of(tmp_path / "out", planted[i].name).score for i in (0, 2)] == [40, 40]
     assert f"could not be graded (0 points, the reason in their results.json): {planted[1].name}" in run.stdout
 

@@ -33,6 +33,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from autograder.boundary.isolation import Isolation, detect_isolation, require_linux_worker
+from autograder.boundary.leftovers import remove_leftovers
+from autograder.boundary.session import remove_folder
 from autograder.core.config import PACKAGE_ROOT, Assignment, ConfigError, load_assignment
 from autograder.core.results import GradescopeResults, read_results, write_atomically, write_results
 from autograder.core.submission import SubmissionError, locate
@@ -271,7 +273,7 @@ class _Batch:
             last_line = crash.strip().splitlines()[-1]
             self.console.print(
                 f"[red]{entry.name} could not be graded[/red]: {escape(last_line)} "
-                f"(traceback in {self.out / ERRORS_LOG})",
+                f"({'traceback' if 'Traceback' in crash else 'also'} in {self.out / ERRORS_LOG})",
                 highlight=False,
             )
 
@@ -384,16 +386,21 @@ class _Batch:
     ) -> None:
         """Kills the pool's processes (a pool cannot stop one task): the gradings over the limit get
         the fallback results, the others start again."""
-        for child in multiprocessing.active_children():  # the pool's processes
+        children = multiprocessing.active_children()  # the pool's processes
+        for child in children:
             child.kill()
+        for child in children:
+            child.join()
+        # Their workers ended with them (the fork servers stop theirs); their folders are left.
+        remove_leftovers(remove_folder)
         now = time.monotonic()
         for future, job in running.items():
             if deadlines[future] <= now:
                 reason = (
                     f"the grading of this submission took longer than {self.time_limit:g} s, the limit for "
-                    "one submission, and was stopped; please tell the course staff"
+                    "one submission, and was stopped"
                 )
-                finished(job, fallback_results(self.assignment.config, reason), reason)
+                finished(job, fallback_results(self.assignment.config, reason, self.time_limit), reason)
             else:
                 queue.appendleft(job)
 
