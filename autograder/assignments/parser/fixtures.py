@@ -215,6 +215,52 @@ def model_backward_on_right_cache(
 
 
 _DOCUMENTED = (0, 1, 2, 3, 4)  # (w, x, relu_cache, h_drop, dropout_cache), as forward's docstring says
+CACHE_NAMES = ("w", "x", "relu_cache", "h_drop", "dropout_cache")
+
+
+def model_cache(student, embeddings, params: dict, kwargs: dict, w_first, w, seed: int | None = None) -> dict:
+    """What forward keeps in self.cache after a call on ``w_first`` and then one on ``w`` (in
+    training, from ``self.rng`` seeded ``seed``), against the cache of the right forward pass on ``w``
+    made with the student's layers. ``logits_right``: their logits are those of that cache (if not,
+    the other checks of forward say why); ``missing``: the names of the right cache's entries their
+    tuple lacks, in whatever order it keeps them; None when it keeps no tuple of five (``kind``)."""
+    model = _model(student, embeddings, params, kwargs)
+    training, w = seed is not None, np.array(w)
+    model.forward(np.array(w_first), training=training)
+    model.rng = np.random.default_rng(seed if training else kwargs.get("seed", 0))
+    logits = model.forward(w, training=training)
+    cache = model.cache
+    right = _right_cache(student, model, w, training, seed if training else kwargs.get("seed", 0))
+    result = {
+        "logits_right": _same(logits, right[3] @ model.params["U"] + model.params["b2"]),
+        "kind": type(cache).__name__,
+        "missing": None,
+    }
+    if isinstance(cache, tuple) and len(cache) == len(right):
+        kept, missing = list(cache), []
+        for name, entry in zip(CACHE_NAMES, right):
+            found = next((i for i, mine in enumerate(kept) if _same(mine, entry)), None)
+            if found is None:
+                missing.append(name)
+            else:
+                kept.pop(found)
+        result["missing"] = missing
+    return result
+
+
+def _same(a, b) -> bool:
+    """Equal values (arrays to a relative 1e-7), taken apart as far as they are tuples or lists."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, rtol=1e-7, atol=1e-12, equal_nan=True))
+        except (TypeError, ValueError):
+            return False
+    if isinstance(b, (tuple, list)):
+        return isinstance(a, (tuple, list)) and len(a) == len(b) and all(map(_same, a, b))
+    try:
+        return bool(a is b or a == b)
+    except Exception:  # a student's object whose == raises or is no truth value
+        return False
 
 
 def _right_cache(student, model, w: np.ndarray, training: bool, seed) -> tuple:

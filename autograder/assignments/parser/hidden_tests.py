@@ -282,6 +282,28 @@ class ForwardHidden(GradedTestCase):
                 f"expected 1 / (1 - dropout_prob) = {1 / (1 - p_drop):.6g}"
             )
 
+    def test_cache_for_backward(self):
+        """forward keeps in self.cache the tuple backward reads, (w, x, relu_cache, h_drop,
+        dropout_cache) of its last call, in evaluation and in training"""
+        data = ModelCase(46, hidden_size=6, batch=5)
+        first = ModelCase(47, hidden_size=6, batch=3).w  # an earlier call, on another batch
+        for seed, mode in ((None, "evaluation"), (46, "training, from self.rng seeded 46")):
+            case = f"{data.label}, {mode}, after a call on another batch"
+            got = self.call("fixtures:model_cache", *data.probe_args(), first, data.w, seed, case=case)
+            if not isinstance(got, dict) or not got.get("logits_right"):
+                continue  # logits that are wrong: the other checks of forward say why
+            if got.get("missing") is None:
+                self.fail(
+                    f"forward [{case}]: self.cache holds a {got.get('kind')}, not the tuple of five that "
+                    "forward's docstring gives, (w, x, relu_cache, h_drop, dropout_cache) of the last call: "
+                    "backward reads it there"
+                )
+            if got["missing"]:
+                self.fail(
+                    f"forward [{case}]: self.cache lacks {', '.join(map(str, got['missing']))} of the last "
+                    "call (it should hold w, x, relu_cache, h_drop and dropout_cache): backward reads them there"
+                )
+
 
 class BackwardHidden(ModelMixin):
     question = "3c"
