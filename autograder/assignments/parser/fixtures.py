@@ -91,6 +91,18 @@ def parse_steps(student, sentence: list, transitions: list) -> dict:
     return {"configurations": configurations, "sentence_after": list(sentence)}
 
 
+def parses_side_by_side(student, sentences: list, transitions: list) -> list:
+    """One PartialParse per sentence, all made first, then stepped in turns (each its own
+    transitions), as minibatch_parse steps them; the final configuration of each."""
+    PartialParse = student.attr("parser_transitions.PartialParse")
+    parses = [PartialParse(list(sentence)) for sentence in sentences]
+    for turn in range(max(map(len, transitions))):
+        for parse, steps in zip(parses, transitions):
+            if turn < len(steps):
+                parse.parse_step(steps[turn])
+    return [_configuration(parse) for parse in parses]
+
+
 def step_from(student, stack: list, buffer: list, dependencies: list, transition: str) -> dict:
     """One transition from a given configuration, set on a fresh PartialParse in the containers its
     ``__init__`` chose (a list, a deque, ...), as the PartialParse docstring promises."""
