@@ -178,6 +178,13 @@ class TransitionsPublic(GradedTestCase):
         case = "'the old dog barked loudly'"
         got, expected = self.configurations(sentence, transitions, case)
         self.compare(got, expected, transitions, case)
+        # A buffer that is the sentence itself empties the caller's list: minibatch_parse (2b) would
+        # then change its argument, and only here is the cause.
+        if got["sentence_after"] != sentence:
+            self.fail(
+                f"PartialParse [{case}]: the sentence passed in became {got['sentence_after']}; keep "
+                "self.sentence as it is and work on a copy in self.buffer"
+            )
 
 
 class MinibatchPublic(MinibatchMixin):
