@@ -17,7 +17,7 @@ import time
 import traceback
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -25,7 +25,7 @@ from autograder.boundary.fork_client import OTHER_MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, detect_isolation
 from autograder.boundary.leftovers import remove_leftovers
 from autograder.boundary.preload import library_imports
-from autograder.boundary.session import SessionFactory, WorkerSession, WorkerSpec, remove_folder
+from autograder.boundary.session import Session, SessionFactory, WorkerSession, WorkerSpec, remove_folder
 from autograder.core.config import PACKAGE_ROOT, Assignment, AssignmentConfig, ConfigError, Question
 from autograder.core.results import GradescopeResults, TestResult
 from autograder.core.submission import locate
@@ -189,8 +189,17 @@ def _graded_question(
     bytes memory read before it is written holds (autograder.worker.memory: about 1.4e306, or what
     arithmetic on it gives, inf and NaN), the question runs once more with zeros there; a test whose
     score or verdict changes with them says so, and keeps the first grading's score."""
-    with sessions(spec, question.time_limit, question.id) as worker:
-        rows = run_tests(tests, {**context, "worker": worker})
+    with ExitStack() as stack:
+        worker = stack.enter_context(sessions(spec, question.time_limit, question.id))
+
+        @cache
+        def spare() -> Session:
+            """A second session with the question's whole time limit, for the reruns with other
+            questions' helpers once the first ran out: a helper's endless loop (a bug of another
+            question) must not use up this question's time."""
+            return stack.enter_context(sessions(spec, question.time_limit, question.id))
+
+        rows = run_tests(tests, {**context, "worker": worker, "spare_worker": spare})
         timed_out = getattr(worker, "timed_out_on", None) is not None
     suspect = [row for row in rows if row["score"] < row["max_score"] - 1e-9 and _FILLED.search(row["output"])]
     if timed_out or not suspect:

@@ -239,7 +239,10 @@ def _carried_forward(
     info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
 ) -> dict:
     helpers = HelperBridge(source, [f for f, _ in suspects])
-    (again,) = _run_suite([info], {**context, "worker": RelayedSession(context["worker"], helpers), "relayed": True})
+    worker = context["worker"]
+    if getattr(worker, "timed_out_on", None) is not None and context.get("spare_worker"):
+        worker = context["spare_worker"]()  # the time the helper's endless loop took is not this question's
+    (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
     unanswered = helpers.unanswered()
     if unanswered and again["score"] < info.weight - 1e-9:
         return pending_row(again, unanswered, dict(info.helpers))
