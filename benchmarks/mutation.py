@@ -147,7 +147,7 @@ def mutant_records(name: str, options, base: Path) -> list[Record]:
     generated = [m for f in files for m in mutants_of(REPO / "solutions" / name / f, f)]
     chosen = select(generated, options.mutants, options.seed)
     if options.only:
-        chosen = [m for m in chosen if options.only in m.key]
+        chosen = [m for m in chosen if any(text in m.key for text in options.only)]
     owner, unit_owners = owner_map(name)
     print(f"\n== {name}: {len(generated)} mutants made, {len(chosen)} chosen "
           f"({len({m.function for m in chosen})} functions)", flush=True)
@@ -290,7 +290,8 @@ def main() -> None:
     parser.add_argument("--mutants", type=int, default=360, help="mutants chosen per assignment (default 360)")
     parser.add_argument("--jobs", type=int, default=1, help="mutants graded at the same time (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seeds which mutants are chosen (default 0)")
-    parser.add_argument("--only", metavar="TEXT", help="only the chosen mutants whose key contains TEXT")
+    parser.add_argument("--only", metavar="TEXT", action="append",
+                        help="only the chosen mutants whose key contains TEXT (may repeat: any of them)")
     parser.add_argument("--details", action="store_true", help="list every problem case, not the first 12")
     parser.add_argument("--json", metavar="PATH", help="also write every mutant's record as JSON")
     parser.add_argument("--log", metavar="PATH", type=Path,

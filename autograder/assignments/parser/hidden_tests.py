@@ -418,6 +418,10 @@ class ReferenceLayers:
         h_drop = checks.as_numeric(h_drop, "the hidden layer after dropout")
         if h_drop.shape != self.h.shape:
             raise AssertionError(f"the hidden layer after dropout has shape {h_drop.shape}, expected {self.h.shape}")
+        if not np.isfinite(h_drop).all():  # the student's dropout_forward made it: their error, 1b's
+            raise AssertionError(
+                "the hidden layer after dropout is not finite (inf or NaN): look at dropout_forward first (1b)"
+            )
         active = self.h > 0
         return np.where(active, h_drop / np.where(active, self.h, 1.0), 0.0)
 
