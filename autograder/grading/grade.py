@@ -284,7 +284,7 @@ def assemble(
                 )
             )
     return GradescopeResults(
-        score=sum(t.score for t in tests), execution_time=round(seconds, 3), output=output, tests=tests
+        score=round(math.fsum(t.score for t in tests), 9), execution_time=round(seconds, 3), output=output, tests=tests
     )
 
 

@@ -235,7 +235,8 @@ def model_cache(student, embeddings, params: dict, kwargs: dict, w_first, w, see
     training, from ``self.rng`` seeded ``seed``), against the cache of the right forward pass on ``w``
     made with the student's layers. ``logits_right``: their logits are those of that cache (if not,
     the other checks of forward say why); ``missing``: the names of the right cache's entries their
-    tuple lacks, in whatever order it keeps them; None when it keeps no tuple of five (``kind``)."""
+    cache lacks, in whatever order (a tuple, a list, a dict's values) it keeps them; None when it is
+    no such container (``kind``)."""
     model = _model(student, embeddings, params, kwargs)
     training, w = seed is not None, np.array(w)
     model.forward(np.array(w_first), training=training)
@@ -248,8 +249,8 @@ def model_cache(student, embeddings, params: dict, kwargs: dict, w_first, w, see
         "kind": type(cache).__name__,
         "missing": None,
     }
-    if isinstance(cache, tuple) and len(cache) == len(right):
-        kept, missing = list(cache), []
+    if isinstance(cache, (tuple, list, dict)):  # the docstring's tuple, or a container of one's own
+        kept, missing = list(cache.values() if isinstance(cache, dict) else cache), []
         for name, entry in zip(CACHE_NAMES, right):
             found = next((i for i, mine in enumerate(kept) if _same(mine, entry)), None)
             if found is None:

@@ -310,9 +310,9 @@ class ForwardHidden(GradedTestCase):
                 continue  # logits that are wrong: the other checks of forward say why
             if got.get("missing") is None:
                 self.fail(
-                    f"forward [{case}]: self.cache holds a {got.get('kind')}, not the tuple of five that "
-                    "forward's docstring gives, (w, x, relu_cache, h_drop, dropout_cache) of the last call: "
-                    "backward reads it there"
+                    f"forward [{case}]: self.cache holds a {got.get('kind')}, not the tuple that forward's "
+                    "docstring gives, (w, x, relu_cache, h_drop, dropout_cache) of the last call: backward "
+                    "reads it there"
                 )
             if got["missing"]:
                 self.fail(
