@@ -107,7 +107,8 @@ def question_scores(results: GradescopeResults) -> dict[str, tuple[float, float]
         entry = scores.setdefault(test.number.split(".")[0], [0.0, 0.0])
         entry[0] += test.score
         entry[1] += test.max_score
-    return {q: (s, m) for q, (s, m) in scores.items()}
+    # Rounded as the grader rounds its totals: equal shares (thirds, fifths) sum inexactly in floats.
+    return {q: (round(s, 9), round(m, 9)) for q, (s, m) in scores.items()}
 
 
 def assert_complete(results: GradescopeResults, grader: Grader) -> None:

@@ -39,7 +39,10 @@ def _start_grading(repo: Path, tmp_path: Path, command: str = "grade") -> tuple[
     grading = subprocess.Popen(
         [PYTHON, "-m", "autograder", command, "word2vec", *where],
         cwd=repo, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+        text=True,
+        # SIGINT back to its default: a suite started in the background of a script inherits it
+        # ignored, and Python keeps an ignored SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not _worker_folders(tmp):
         assert grading.poll() is None and time.monotonic() < deadline, grading.communicate()

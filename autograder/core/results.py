@@ -78,7 +78,8 @@ class GradescopeResults(BaseModel):
 
     @property
     def max_score(self) -> float:
-        return sum(t.max_score for t in self.tests)
+        # Rounded as the score is: equal shares of a question's points sum inexactly in floats.
+        return round(math.fsum(t.max_score for t in self.tests), 9)
 
 
 def write_results(results: GradescopeResults, path: Path) -> None:

@@ -322,7 +322,7 @@ def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[Ques
         if failing:
             first_line = next((line for line in failing[0].output.splitlines() if line.strip()), "")
             reason = first_line.strip()
-        score = math.fsum(t.score for t in mine)
+        score = round(math.fsum(t.score for t in mine), 9)  # weights in thirds and fifths sum inexactly
         if not mine:
             written = not isinstance(question, Question) or question.kind == "written"
             reason = "graded by hidden tests after the deadline" + (
@@ -330,6 +330,8 @@ def summarize(config: AssignmentConfig, results: GradescopeResults) -> list[Ques
             )
         pending = math.fsum(t.max_score - t.score for t in mine if t.extra_data.get("pending"))
         summaries.append(
-            QuestionSummary(question.id, question.title, score, math.fsum(t.max_score for t in mine), reason, pending)
+            QuestionSummary(
+                question.id, question.title, score, round(math.fsum(t.max_score for t in mine), 9), reason, pending
+            )
         )
     return summaries
