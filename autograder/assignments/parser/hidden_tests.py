@@ -180,22 +180,6 @@ class TransitionsHidden(GradedTestCase):
         if final != gold:
             self.fail(f"PartialParse [{case}]: ended with arcs {final}; the gold tree has {gold}")
 
-    def test_parses_side_by_side(self):
-        """two parses stepped in turns keep their own stack, buffer and arcs"""
-        sentences = [list(GOLD_TREE.words), ["we", "parse", "words"]]
-        transitions = [GOLD_TREE.oracle(), ["S", "S", "LA", "S", "RA", "RA"]]
-        case = "'" + " ".join(GOLD_TREE.words) + "' and 'we parse words', made first, then stepped in turns"
-        got = self.call("fixtures:parses_side_by_side", sentences, transitions, case=case)
-        expected = self.expect("fixtures:parses_side_by_side", sentences, transitions)
-        for sentence, mine, right in zip(sentences, got, expected):
-            if mine != right:
-                self.fail(
-                    f"PartialParse [{case}]: the parse of {' '.join(sentence)!r} ended with {mine}, "
-                    f"expected {right}: does every PartialParse make its own stack, buffer and "
-                    "dependencies in __init__, rather than share a list (a default argument, a class "
-                    "attribute) with the others?"
-                )
-
 
 class MinibatchHidden(MinibatchMixin):
     question = "2b"

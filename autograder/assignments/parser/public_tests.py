@@ -186,6 +186,24 @@ class TransitionsPublic(GradedTestCase):
                 "self.sentence as it is and work on a copy in self.buffer"
             )
 
+    # Public, so that check sees a shared list where the grader does: else it takes PartialParse for
+    # right and charges minibatch_parse (2b) for it.
+    def test_parses_side_by_side(self):
+        """two parses stepped in turns keep their own stack, buffer and arcs"""
+        sentences = [["the", "old", "dog", "barked", "loudly"], ["we", "parse", "words"]]
+        transitions = [["S", "S", "S", "LA", "LA", "S", "LA", "S", "RA", "RA"], ["S", "S", "LA", "S", "RA", "RA"]]
+        case = "'the old dog barked loudly' and 'we parse words', made first, then stepped in turns"
+        got = self.call("fixtures:parses_side_by_side", sentences, transitions, case=case)
+        expected = self.expect("fixtures:parses_side_by_side", sentences, transitions)
+        for sentence, mine, right in zip(sentences, got, expected):
+            if mine != right:
+                self.fail(
+                    f"PartialParse [{case}]: the parse of {' '.join(sentence)!r} ended with {mine}, "
+                    f"expected {right}: does every PartialParse make its own stack, buffer and "
+                    "dependencies in __init__, rather than share a list (a default argument, a class "
+                    "attribute) with the others?"
+                )
+
 
 class MinibatchPublic(MinibatchMixin):
     question = "2b"
