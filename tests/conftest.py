@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -192,3 +193,23 @@ def _outcome(call):
         return call()
     except Exception as exc:  # what the test then looks at
         return exc
+
+
+def check_a_stopped_worker_times_out(sessions, spec) -> None:
+    """A worker (from ``sessions``, the Linux or the portable kind) that SIGSTOPs itself while the
+    grader writes it more than the pipe holds: the write has the question's deadline too, the stopped
+    worker is killed at it (RLIMIT_CPU never fires for it), and the next question runs."""
+    import numpy as np
+
+    from autograder.boundary.session import WorkerTimeout
+
+    with sessions(spec, 2.0, "3b") as worker:
+        worker.call("mod.stop_soon")
+        time.sleep(0.6)
+        started = time.monotonic()
+        outcome = call_within(30, lambda: worker.call("mod.value", np.zeros(3 * 2**20 // 8)))
+        assert isinstance(outcome, WorkerTimeout), outcome
+        assert "2 s time limit of question 3b" in str(outcome)
+        assert time.monotonic() - started < 4
+    with sessions(spec, 5.0, "3c") as fresh:
+        assert fresh.call("mod.value", 1).value["sum"] == 2

@@ -40,9 +40,9 @@ EXPECTED = {"reference": FULL, "nested": FULL, "starter": {},
             "missing_file": {**FULL, "3": 0}, "empty": {}, "missing_folder": {}}
 
 
-def grade_batch_cli(*args: object, cwd: Path) -> subprocess.CompletedProcess:
+def grade_batch_cli(*args: object, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([PYTHON, "-m", "autograder", "grade-batch", "word2vec", *map(str, args)],
-                          cwd=cwd, capture_output=True, text=True, timeout=600)
+                          cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -216,9 +216,8 @@ def test_a_grading_over_the_time_limit_costs_its_own_row_only(word2vec, tmp_path
     planted = write_export(tmp_path / "export", word2vec, ["reference", "hang", "reference"])
     tmp = tmp_path / "tmp"  # a temporary folder of its own: no other grading's folders in it
     tmp.mkdir()
-    run = subprocess.run([PYTHON, "-m", "autograder", "grade-batch", "word2vec", str(tmp_path / "export"), "--jobs",
-                          "2", "--time-limit", "15", "--out", str(tmp_path / "out")], cwd=repo, capture_output=True,
-                         text=True, timeout=600, env={**os.environ, "TMPDIR": str(tmp)})
+    run = grade_batch_cli(tmp_path / "export", "--jobs", 2, "--time-limit", 15, "--out", tmp_path / "out", cwd=repo,
+                          env={**os.environ, "TMPDIR": str(tmp)})
     assert run.returncode == 0, run.stdout + run.stderr
     hung = results_of(tmp_path / "out", planted[1].name)
     assert hung.score == 0 and "took longer than 15 s, the limit for one submission" in hung.output

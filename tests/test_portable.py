@@ -24,7 +24,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from autograder.course import gradescope
@@ -34,7 +33,7 @@ from autograder.boundary.isolation import (PORTABLE_ENV, NeedsLinux, detect_isol
                                   require_linux_worker)
 from autograder.boundary.portable_session import PortableSession
 from autograder.boundary.session import StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSpec, WorkerTimeout
-from tests.conftest import (PYTHON, Grader, call_within, check_bug_is_localised, check_starter_scores_zero,
+from tests.conftest import (PYTHON, Grader, check_a_stopped_worker_times_out, check_bug_is_localised, check_starter_scores_zero,
                             lost_points)
 from tests.fixtures import hostile, parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import Bug
@@ -183,16 +182,7 @@ def test_time_limit_kills_the_worker_and_what_it_started_and_the_next_question_r
 
 @pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="Windows has no SIGSTOP")
 def test_a_worker_that_stops_itself_under_a_large_request_times_out(spec):
-    with PortableSession(spec, 2.0, "3b") as worker:
-        worker.call("mod.stop_soon")
-        time.sleep(0.6)
-        started = time.monotonic()
-        outcome = call_within(30, lambda: worker.call("mod.value", np.zeros(3 * 2**20 // 8)))
-        assert isinstance(outcome, WorkerTimeout), outcome
-        assert "2 s time limit of question 3b" in str(outcome)
-        assert time.monotonic() - started < 4
-    with PortableSession(spec, 5.0, "3c") as fresh:
-        assert fresh.call("mod.value", 1).value["sum"] == 2
+    check_a_stopped_worker_times_out(PortableSession, spec)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from autograder.boundary import session as sandbox
 from autograder.core.config import Limits
 from autograder.boundary.protocol import Opaque
-from tests.conftest import call_within
+from tests.conftest import check_a_stopped_worker_times_out
 from autograder.boundary.session import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
                                 WorkerSpec, WorkerTimeout, copy_files)
 
@@ -235,18 +235,7 @@ def test_infinite_loop_times_out_and_uses_up_the_budget(spec):
 
 
 def test_a_worker_that_stops_itself_under_a_large_request_times_out(spec):
-    """SIGSTOP while the grader writes more than the pipe holds: the write has the question's
-    deadline too, and the stopped worker is killed at it (RLIMIT_CPU never fires for it)."""
-    with WorkerSession(spec, 2.0, "3b") as worker:
-        worker.call("mod.stop_soon")
-        time.sleep(0.6)
-        started = time.monotonic()
-        outcome = call_within(30, lambda: worker.call("mod.value", np.zeros(3 * 2**20 // 8)))
-        assert isinstance(outcome, WorkerTimeout), outcome
-        assert "2 s time limit of question 3b" in str(outcome)
-        assert time.monotonic() - started < 4
-    with WorkerSession(spec, 5.0, "3c") as fresh:
-        assert fresh.call("mod.value", 1).value["sum"] == 2
+    check_a_stopped_worker_times_out(WorkerSession, spec)
 
 
 def test_os_exit_crashes_then_the_next_call_restarts(session):
