@@ -24,6 +24,13 @@ from tests.simulated_gradescope import SimulatedGradescope
 
 PYTHON = sys.executable
 
+# One BLAS thread in the processes the suite starts (pytest-xdist's workers and every subprocess
+# inherit this environment): xdist already keeps every core busy, and BLAS threads on top of that
+# only contend. The full parser training took 20 minutes beside the rest of the suite with two BLAS
+# threads, against about 6 alone.
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
 
 class Grader:
     """Grades submissions of one assignment in this process, as ``python -m autograder grade``."""
