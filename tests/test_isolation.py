@@ -240,6 +240,7 @@ def test_network_namespace_has_no_way_out(files):
             server.accept()
 
 
+@pytest.mark.main_python
 def test_worker_runs_as_the_unprivileged_user_within_its_process_limit(files, gradescope, tmp_path):
     gradescope.install("word2vec")  # its venv's Python, as on Gradescope
     isolation = detect_isolation(gradescope.python)

@@ -227,6 +227,7 @@ def race(place: Path, remove: Callable[[Path], None], rounds: int = RACE_ROUNDS)
     return before, _state(outside), gave_up
 
 
+@pytest.mark.main_python
 def test_a_racing_link_swap_never_leads_the_removal_outside(grader, place):
     def work() -> None:
         before, after, _ = race(place, remove_tree)

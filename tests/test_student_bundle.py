@@ -202,6 +202,7 @@ def test_bundle_gives_no_written_answer_away(name, bundles):
     assert found == []
 
 
+@pytest.mark.main_python
 def test_a_bundle_that_gives_an_answer_away_is_refused(tmp_path, bundles):
     assignment = load_assignment("parser")
     folder = unpack(bundles("parser").folder, tmp_path / "hw2")
@@ -257,6 +258,7 @@ def test_student_readme_names_this_assignment_and_every_step(bundle):
     assert "data/ud-english-ewt/" in readme
 
 
+@pytest.mark.main_python
 def test_check_leaves_pending_what_it_cannot_grade_apart_from_a_wrong_helper(bundle, tmp_path, repo, word2vec_grader):
     """A right naive softmax that calls softmax on a (1, |V|) row, beside a softmax that normalises
     over the wrong axis: the recording has no answer for that call, so check cannot stand the

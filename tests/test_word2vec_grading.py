@@ -121,7 +121,6 @@ def _self_check(submission, module: str) -> str:
     return run.stdout
 
 
-@pytest.mark.smoke
 def test_skipgram_calling_the_loss_by_keyword_passes_everywhere(word2vec_grader, repo, tmp_path):
     """The docstring allows the loss's arguments by name: the self-check's spy and the grader agree."""
     by_keyword = bug("skipgram passes the loss its arguments by name", "word2vec.py",
@@ -138,7 +137,6 @@ def test_skipgram_calling_the_loss_by_keyword_passes_everywhere(word2vec_grader,
 SGD_VALUE_TESTS = {"3.1", "3.2", "3.3"}
 
 
-@pytest.mark.smoke
 def test_right_sgd_calling_f_twice_loses_exactly_the_stated_half(word2vec_grader, repo, tmp_path):
     """The docstring says a right x with a broken rule earns half of each test that sees it."""
     twice = next(b for b in BUGS if b.name == "sgd calls f twice per iteration")
@@ -155,7 +153,6 @@ def test_right_sgd_calling_f_twice_loses_exactly_the_stated_half(word2vec_grader
     assert "sgd: f called exactly once per iteration: FAILED" in _self_check(submission, "sgd")
 
 
-@pytest.mark.smoke
 def test_self_check_and_grader_agree_on_x0_in_place(word2vec_grader, repo, tmp_path):
     in_place = next(b for b in BUGS if b.name == "sgd modifies x0 in place")
     submission = in_place.apply(repo / "solutions" / "word2vec", tmp_path / "submission")
@@ -172,7 +169,6 @@ def test_self_check_and_grader_agree_on_x0_in_place(word2vec_grader, repo, tmp_p
     assert "x0 left unchanged: passed" in reference and "once per iteration: passed" in reference
 
 
-@pytest.mark.smoke
 def test_a_helpers_bug_is_charged_once_and_named_where_it_is_replaced(word2vec_grader, repo, tmp_path):
     """Error carried forward: the tests of 1c, 1d and 2b run with the reference's softmax in place of
     a wrong one, pass, and say so; 1a alone loses the points."""
@@ -186,7 +182,6 @@ def test_a_helpers_bug_is_charged_once_and_named_where_it_is_replaced(word2vec_g
     assert by_number["2b.1"].output == ""  # 1-D inputs: the student's softmax agrees, nothing to say
 
 
-@pytest.mark.smoke
 def test_a_transposed_gradient_is_called_that_in_every_test(word2vec_grader, repo, tmp_path):
     bug = next(b for b in BUGS if b.name == "naive softmax outside gradient transposed")
     results = word2vec_grader.graded_bug(bug, tmp_path)
@@ -197,7 +192,6 @@ def test_a_transposed_gradient_is_called_that_in_every_test(word2vec_grader, rep
         assert "centred differences" not in test.output
 
 
-@pytest.mark.smoke
 def test_overflow_warnings_are_named_instead_of_the_formula(word2vec_grader, repo, tmp_path):
     """A gradient patched over an overflow (NaN turned into numbers) is not a wrong formula: the
     message says what the code warned, rather than blaming the formula."""
@@ -216,7 +210,6 @@ def test_overflow_warnings_are_named_instead_of_the_formula(word2vec_grader, rep
     assert "the gradient formula is wrong" not in test.output
 
 
-@pytest.mark.smoke
 def test_memory_read_before_it_is_written_scores_the_same_every_time_and_says_so(word2vec_grader, repo, tmp_path):
     """A skip-gram that sums into np.empty_like scored 38 or 36 of 40 from one grading to the next:
     the worker's memory now holds the same bytes every time, and another fill tells the student."""
@@ -232,7 +225,6 @@ def test_memory_read_before_it_is_written_scores_the_same_every_time_and_says_so
                for t in lost)
 
 
-@pytest.mark.smoke
 def test_a_helper_that_changes_its_argument_is_charged_to_its_own_question(word2vec_grader, tmp_path):
     """The sigmoid that overwrote its argument kept 2a at full marks while a right 2c lost half: 2a
     now sees its input changed, and 2c, graded with the reference's sigmoid, says why."""
@@ -243,7 +235,6 @@ def test_a_helper_that_changes_its_argument_is_charged_to_its_own_question(word2
     assert notes and all("which changes the arrays it is given" in note for note in notes), notes
 
 
-@pytest.mark.smoke
 def test_a_flat_gradient_names_the_parameter_and_its_entry(word2vec_grader, repo, tmp_path):
     """1c's gradient is one flat vector: the feedback names b2[0, 2], not index 42 of 43."""
     doubled = bug("grad_b2 doubled", "nn_basics.py", "    grad_b2 = np.sum(delta_scores, axis=0, keepdims=True)",
@@ -254,7 +245,6 @@ def test_a_flat_gradient_names_the_parameter_and_its_entry(word2vec_grader, repo
     assert re.search(r"largest error [0-9.]+ at b2\[0, \d\]", output) and "centred differences" in output, output
 
 
-@pytest.mark.smoke
 def test_negatives_drawn_twice_or_elsewhere_are_named_as_such(word2vec_grader, repo, tmp_path):
     """The dataset counts its draws: a second call of get_negative_samples, or negatives taken from
     np.random, are named in 2c's feedback."""
@@ -269,7 +259,6 @@ def test_negatives_drawn_twice_or_elsewhere_are_named_as_such(word2vec_grader, r
         assert said in outputs, outputs
 
 
-@pytest.mark.smoke
 def test_a_warning_in_the_graders_test_code_does_not_show_its_path(word2vec_grader, repo, tmp_path):
     """A skip-gram that hands the probe loss a center vector to overflow sets off a warning in the
     probe's file: the student reads that it was in the autograder's test code, not where it lives."""
