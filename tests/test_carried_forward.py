@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import os
+import signal
+import subprocess
 import textwrap
+import time
 import types
 
 import numpy as np
@@ -11,16 +15,20 @@ import pytest
 from pydantic import ValidationError
 
 from autograder.grading.carried_forward import HelperBridge, LiveHelpers, RecordedHelpers, RelayedSession
+from autograder.grading.contained_helpers import ContainedBridge
 from autograder.core.config import AssignmentConfig, Limits, load_assignment
+from autograder.core.results import GradescopeResults
 from autograder.grading.expected import LiveReference
 from autograder.grading.grade import grade, module_names
 from autograder.grading.ownership import helpers_of, owners, units
 from autograder.boundary.protocol import KEPT, round_trip
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import _suspects, collect_tests
-from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec
+from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec, WorkerTimeout
 from autograder.boundary.state_sync import StateSync
+from tests.conftest import PYTHON, lost_points
 from tests.fixtures import parser_bugs, word2vec_bugs
+from tests.fixtures.mutants import bug
 from tests.fixtures import variants as variants_module
 
 # The student's modules: `square` is buggy; `total`, `Walker.walk` and `run_model` use helpers.
@@ -39,6 +47,18 @@ STUDENT = {
 
         def draw_twice(rng):
             return [noisy(rng), noisy(rng)]
+
+        def ones(n):
+            return 0.0                  # owned elsewhere; the reference answers
+
+        def spin():
+            return 0                    # owned elsewhere; the reference answers
+
+        def sum_of_ones(n):
+            return ones(n)
+
+        def spun():
+            return spin()
         ''',
     "uses.py": '''
         from basics import square as sq    # the helper under another name, in another module
@@ -93,6 +113,13 @@ def reference_modules() -> types.SimpleNamespace:
     basics = types.ModuleType("basics")
     basics.square = lambda x: x * x
     basics.noisy = lambda rng: float(rng.random())
+    basics.ones = lambda n: float(np.ones(n).sum())  # n of the student's choosing: gigabytes
+
+    def spin():
+        while True:
+            pass
+
+    basics.spin = spin
 
     class Walker:
         def __init__(self, path):
@@ -129,14 +156,27 @@ def session(tmp_path_factory):
         yield worker
 
 
-def relayed(session, *targets: str) -> tuple[RelayedSession, HelperBridge]:
-    bridge = HelperBridge(LiveHelpers(reference_modules()), list(targets))
-    return RelayedSession(session, bridge), bridge
+@pytest.fixture(params=["in this process", "in a limited child"])
+def relayed(request, session):
+    """Makes a relay of ``session`` with the given helpers answered by the reference: in this process
+    (the bundle's recording, ``release``) or in the limited child the grader uses."""
+    bridges = []
+
+    def make(*targets: str) -> tuple[RelayedSession, HelperBridge | ContainedBridge]:
+        source = LiveHelpers(reference_modules())
+        bridge = (HelperBridge(source, list(targets)) if request.param == "in this process"
+                  else ContainedBridge(source, list(targets), Limits(memory_mb=256)))
+        bridges.append(bridge)
+        return RelayedSession(session, bridge), bridge
+
+    yield make
+    for bridge in bridges:
+        bridge.close()
 
 
-def test_a_helper_is_answered_by_the_reference_wherever_it_is_bound(session):
+def test_a_helper_is_answered_by_the_reference_wherever_it_is_bound(session, relayed):
     assert session.call("basics.total", [1.0, 2.0]).value == 7.0  # the student's own square
-    relay, bridge = relayed(session, "basics.square")
+    relay, bridge = relayed("basics.square")
     assert relay.call("basics.total", [1.0, 2.0]).value == 5.0
     assert relay.call("uses.total_elsewhere", [3.0]).value == 9.0  # `from basics import square as sq`
     assert bridge.uses["basics.square"].calls == 3
@@ -146,23 +186,23 @@ def test_a_helper_is_answered_by_the_reference_wherever_it_is_bound(session):
     assert session.call("uses.total_elsewhere", [3.0]).value == 10.0
 
 
-def test_a_method_travels_with_its_object_and_keeps_shared_objects(session):
-    relay, bridge = relayed(session, "walker.Walker.step")
+def test_a_method_travels_with_its_object_and_keeps_shared_objects(session, relayed):
+    relay, bridge = relayed("walker.Walker.step")
     position, same_path, weight = relay.call("walker.walk", [7], [1, 2, 3]).value
     assert position == 6 and same_path and weight == 3.0  # the reference's steps, in place
     assert bridge.differing() == ["walker.Walker.step"]
     assert session.call("walker.walk", [7], [1, 2, 3]).value[0] == 12
 
 
-def test_a_generator_argument_moves_on_as_the_reference_drew(session):
-    relay, _ = relayed(session, "basics.noisy")
+def test_a_generator_argument_moves_on_as_the_reference_drew(session, relayed):
+    relay, _ = relayed("basics.noisy")
     own = session.call("basics.draw_twice", np.random.default_rng(5)).value
     replaced = relay.call("basics.draw_twice", np.random.default_rng(5)).value
     assert replaced == own and replaced[0] != replaced[1]
 
 
-def test_a_helper_calls_back_the_students_objects(session):
-    relay, _ = relayed(session, "walker.pick")
+def test_a_helper_calls_back_the_students_objects(session, relayed):
+    relay, _ = relayed("walker.pick")
     with pytest.raises(StudentRaised):
         session.call("walker.through_callback")
     answers, seen = relay.call("walker.through_callback").value
@@ -171,10 +211,82 @@ def test_a_helper_calls_back_the_students_objects(session):
     assert answers == [True, True] and seen == [[5, 0]]
 
 
-def test_a_failing_reference_is_reported_and_unknown_helpers_refused(session):
-    relay, _ = relayed(session, "basics.square")
+def test_a_failing_reference_is_reported_and_unknown_helpers_refused(session, relayed):
+    relay, _ = relayed("basics.square")
     with pytest.raises(StudentRaised, match="the reference square raised TypeError"):
         relay.call("basics.total", ["text"])
+
+
+def test_a_reference_asked_for_gigabytes_fails_in_its_child_as_the_students_error(session):
+    bridge = ContainedBridge(LiveHelpers(reference_modules()), ["basics.ones"], Limits(memory_mb=256))
+    try:
+        relay = RelayedSession(session, bridge)
+        assert relay.call("basics.sum_of_ones", 1000).value == 1000.0
+        before = _resident_mb()
+        with pytest.raises(StudentRaised, match="the reference ones raised MemoryError on the inputs your code gave it"):
+            relay.call("basics.sum_of_ones", 10**9)  # 8 GB
+        assert _resident_mb() - before < 50  # the grader did not allocate it
+        assert bridge.uses["basics.ones"].failed.startswith("MemoryError")
+    finally:
+        bridge.close()
+
+
+def test_a_reference_that_computes_past_the_deadline_times_the_question_out(tmp_path):
+    files = {"basics.py": tmp_path / "basics.py"}
+    files["basics.py"].write_text(textwrap.dedent(STUDENT["basics.py"]))
+    spec = WorkerSpec(files=files, fixtures_module=None, limits=Limits(memory_mb=1024))
+    bridge = ContainedBridge(LiveHelpers(reference_modules()), ["basics.spin"], Limits(memory_mb=256))
+    with WorkerSession(spec, 3, "2") as worker:
+        started = time.monotonic()
+        with pytest.raises(WorkerTimeout, match="did not finish within the 3 s time limit of question 2"):
+            RelayedSession(worker, bridge).call("basics.spun")
+        assert time.monotonic() - started < 6
+        child = bridge._child
+        bridge.close()
+    assert child is not None and child.status == -9  # killed, not left spinning
+
+
+def test_a_reference_child_that_dies_fails_the_rest_of_the_rerun(session):
+    bridge = ContainedBridge(LiveHelpers(reference_modules()), ["basics.square"], Limits(memory_mb=256))
+    try:
+        relay = RelayedSession(session, bridge)
+        assert relay.call("basics.total", [1.0, 2.0]).value == 5.0
+        assert bridge._child is not None
+        os.kill(bridge._child.pid, signal.SIGKILL)
+        with pytest.raises(StudentRaised, match="the reference square was killed by SIGKILL on the inputs your code gave it"):
+            relay.call("basics.total", [1.0])
+        with pytest.raises(StudentRaised, match="the reference square was killed by SIGKILL"):
+            relay.call("basics.total", [1.0])
+    finally:
+        bridge.close()
+
+
+def test_a_rerun_that_asks_the_reference_for_gigabytes_costs_only_its_questions(repo, tmp_path):
+    """The attack: a training loop that builds a ParserModel of 250,000 features and 1,000 hidden
+    units, with 3a wrong so that 4's rerun asks the reference's ParserModel for it. Answered in the
+    grader, that took 3.9 GB and 25 s; now the grader and all it started stay under 1 GB."""
+    huge = bug("train builds a model of gigabytes", "run.py", "optimizer = Adam(parser.model.params, lr=lr)",
+               "optimizer = Adam(parser.model.params, lr=lr)\n"
+               "    ParserModel(np.zeros((10, 1)), n_features=250000, hidden_size=1000)", "run.train", "4")
+    slip = bug("xavier_uniform without the 6", "parser_model.py", "    limit = np.sqrt(6.0 / (fan_in + fan_out))\n    return",
+               "    limit = np.sqrt(1.0 / (fan_in + fan_out))\n    return", "parser_model.xavier_uniform", "3a")
+    submission = slip.apply(huge.apply(repo / "solutions" / "parser", tmp_path / "huge"), tmp_path / "both")
+    results = tmp_path / "results.json"
+    peak = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")  # KB, of every process waited for
+    run = subprocess.run([PYTHON, "-c", peak, PYTHON, "-m", "autograder", "grade", "parser", str(submission),
+                          "--results", str(results)], cwd=repo, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert int(run.stdout.split()[-1]) < 1024 * 1024
+    graded = GradescopeResults.model_validate_json(results.read_text())
+    assert {t.number.split(".")[0] for t in lost_points(graded)} == {"3a", "4"}
+    config = load_assignment("parser").config
+    assert graded.execution_time < sum(q.time_limit for q in config.questions)
+
+
+def _resident_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def test_recorded_answers_match_within_rounding_and_only_then():

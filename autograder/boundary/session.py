@@ -183,7 +183,10 @@ class HelperAnswers(Protocol):
 
     targets: list[str]
 
-    def answer(self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed: ...
+    def answer(
+        self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]], deadline: float
+    ) -> Packed:
+        """The reply to ``call`` by ``deadline`` (:class:`ReadTimeout` if not); ``ask`` calls the worker back."""
 
 
 def output_text(data: bytes, size: int, limit: int) -> str:
@@ -271,7 +274,7 @@ def _ask(process: WorkerProcess, deadline: float, helpers: HelperAnswers | None,
             call = HelperCall.from_json(document)
         except ValueError as exc:
             raise ProtocolError(str(exc)) from None
-        answer = helpers.answer(call, arrays, partial(_ask, process, deadline, helpers))
+        answer = helpers.answer(call, arrays, partial(_ask, process, deadline, helpers), deadline)
         process.send(answer, deadline)
         document, arrays = process.reader.read(deadline)
     return document, arrays

@@ -3,8 +3,9 @@
 A test that loses points while the student's code reached helpers owned by other questions
 (:mod:`autograder.grading.ownership`) is run once more, with every such helper answered by the reference:
 the worker's stand-ins (:mod:`autograder.worker.helpers`) send each helper call here, and
-:class:`ReferenceHelpers` answers it from the reference solution in this process, so no reference
-code enters the student's process. The test keeps the better of the two scores, so replacing a
+:class:`LiveHelpers` answers it from the reference solution, so no reference code enters the
+student's process: in a limited child of the grader (:mod:`autograder.grading.contained_helpers`),
+as the student's code chose the arguments. The test keeps the better of the two scores, so replacing a
 helper never costs a student anything, and its feedback says which helper was replaced and why.
 """
 
@@ -30,7 +31,7 @@ from autograder.boundary.protocol import (
     ProtocolError,
     pack_parts,
 )
-from autograder.boundary.session import CallResult, Session
+from autograder.boundary.session import CallResult, HelperAnswers, Session
 from autograder.boundary.state_sync import StateSync, generators_in
 from autograder.grading.checks import agree
 
@@ -125,8 +126,19 @@ class HelperBridge:
     token: str = ""
     syncs: dict[str, StateSync] = field(default_factory=dict)
 
-    def answer(self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]]) -> Packed:
-        """The reply to one helper call; ``ask`` sends a callback to the worker and returns its answer."""
+    def answer(
+        self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]], deadline: float | None = None
+    ) -> Packed:
+        """The reply to one helper call; ``ask`` sends a callback to the worker and returns its answer.
+        Answered in this process, which the question's deadline does not interrupt: only the bundle's
+        recording and ``release`` (the reference on itself) answer here; the grader's reference runs
+        under limits (:mod:`autograder.grading.contained_helpers`)."""
+        return pack_parts(*self.answer_parts(call, arrays, ask))
+
+    def answer_parts(
+        self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]]
+    ) -> tuple[dict, list]:
+        """:meth:`answer`'s reply as its document and arrays."""
         target = call.helper
         if target not in self.targets:
             raise ProtocolError(f"a helper call of {target!r}, which this call did not replace")
@@ -137,25 +149,27 @@ class HelperBridge:
         sync = self._sync(call.owner or ":")
         state = sync.incoming(decoder.decode(call.state)) if call.owner is not None else None
         if not isinstance(args, list) or not isinstance(kwargs, dict) or _holds([args, kwargs, state], Opaque):
-            return _packed(HelperAnswer(unavailable=True))  # inputs that cannot cross: the student's own helper
+            return HelperAnswer(unavailable=True).to_json(), []  # inputs that cannot cross: the student's own helper
         try:
             answer = self.source.run(target, args, kwargs, state)
         except NoAnswer:
             self.uses.setdefault(target, HelperUse()).unanswered += 1
-            return _packed(HelperAnswer(unavailable=True))
+            return HelperAnswer(unavailable=True).to_json(), []
         except Exception as exc:  # the reference on inputs the student's code made
             self.uses.setdefault(target, HelperUse()).failed = f"{type(exc).__name__}: {exc}"
-            failure = (
-                f"the reference {short_name(target)} raised {type(exc).__name__} on the inputs your code gave it: {exc}"
-            )
-            return _packed(HelperAnswer(failure=failure))
+            failure = f"the reference {short_name(target)} raised {type(exc).__name__} on the inputs your code gave it"
+            if isinstance(exc, MemoryError):  # the limited child's budget (contained_helpers)
+                failure += ": they ask for more memory than a question may use (sizes far beyond the assignment's?)"
+            else:
+                failure += f": {exc}"
+            return HelperAnswer(failure=failure).to_json(), []
         use = self.uses.setdefault(target, HelperUse())
         use.calls += 1
         if call.own is not None and use.differs is None:
             use.differs = _difference(OwnResult.from_json(decoder.decode(call.own)), answer.value, answer.state)
         return self._reply(answer, args, kwargs, sync)
 
-    def _reply(self, answer: Answer, args: list, kwargs: dict, sync: StateSync) -> Packed:
+    def _reply(self, answer: Answer, args: list, kwargs: dict, sync: StateSync) -> tuple[dict, list]:
         encoder = Encoder()
         reply = HelperAnswer(encoder.encode(answer.value), encoder.encode(answer.generators))
         if answer.state is not None:
@@ -163,7 +177,7 @@ class HelperBridge:
             aliases = _aliases(answer.state, args, kwargs)
             state = sync.outgoing({k: v for k, v in answer.state.items() if k not in aliases})
             reply = replace(reply, state=encoder.encode(state), aliases=aliases)
-        return pack_parts(reply.to_json(), encoder.arrays)
+        return reply.to_json(), encoder.arrays
 
     def _sync(self, owner: str) -> StateSync:
         """The state sync of one worker object; the worker's names change with every call."""
@@ -171,6 +185,9 @@ class HelperBridge:
         if token and token != self.token:
             self.token, self.syncs = token, {}
         return self.syncs.setdefault(owner, StateSync())
+
+    def close(self) -> None:
+        """Nothing to stop: the answers came from this process."""
 
     def used(self) -> list[str]:
         return [t for t in self.targets if self.uses.get(t, HelperUse()).calls]
@@ -276,7 +293,7 @@ class _Callbacks:
 class RelayedSession:
     """The question's worker session, with the given helpers answered through ``helpers``."""
 
-    def __init__(self, session: Session, helpers: HelperBridge) -> None:
+    def __init__(self, session: Session, helpers: HelperAnswers) -> None:
         self.session = session
         self.helpers = helpers
 
@@ -331,11 +348,6 @@ def _difference(own: OwnResult | None, value: Any, new_state: dict | None) -> st
         keys = [k for k in new_state if k in own.state]
         return None if all(agree(own.state[k], new_state[k]) for k in keys) else "leaves other values here"
     return None if agree(own.value, value) else "gives other values here"
-
-
-def _packed(answer: HelperAnswer) -> Packed:
-    """An answer that carries no arrays."""
-    return pack_parts(answer.to_json(), [])
 
 
 def pending_row(row: dict, unanswered: list[str], owner: dict[str, str]) -> dict:

@@ -168,6 +168,7 @@ def grade(
                 "answers": answers,
                 "settled": frozenset(settled),
                 "helpers": helpers,
+                "limits": config.limits,
             }
             mine = _graded_question(question, tests[question.id], context, spec, sessions)
             if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):

@@ -22,8 +22,9 @@ from typing import Any
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
 
 from autograder.core.config import Assignment
-from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row
+from autograder.grading.carried_forward import HelperSource, RelayedSession, pending_row
 from autograder.grading.collect import TestInfo, declared_tests
+from autograder.grading.contained_helpers import bridge_for
 from autograder.grading.ownership import helpers_of, owners, units
 from autograder.grading.testing import RULE_BROKEN_SHARE
 
@@ -238,11 +239,14 @@ def _suspects(info: TestInfo, settled: set[str]) -> list[tuple[str, str]]:
 def _carried_forward(
     info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
 ) -> dict:
-    helpers = HelperBridge(source, [f for f, _ in suspects])
+    helpers = bridge_for(source, [f for f, _ in suspects], context["limits"])
     worker = context["worker"]
     if getattr(worker, "timed_out_on", None) is not None and context.get("spare_worker"):
         worker = context["spare_worker"]()  # the time the helper's endless loop took is not this question's
-    (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
+    try:
+        (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
+    finally:
+        helpers.close()
     unanswered = helpers.unanswered()
     if unanswered and again["score"] < info.weight - 1e-9:
         return pending_row(again, unanswered, dict(info.helpers))
