@@ -20,9 +20,7 @@ answers come from this process.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import resource
 import signal
 import sys
 import time
@@ -208,6 +206,9 @@ def _answer(bridge: HelperBridge, document: dict, arrays: list, reader: FrameRea
 def _confine(calls: int, answers: int, memory_mb: int, deadline: float) -> None:
     """The worker's memory budget on top of what the child inherits, CPU time to the question's
     deadline, no file descriptor of the grader's but its two pipes, and death with the grader."""
+    import ctypes
+    import resource  # Linux only, as this child
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the grader, which stops this child
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
