@@ -12,6 +12,8 @@ import os
 import time
 from pathlib import Path
 
+from autograder.boundary.memory_cgroup import own_cgroup
+
 ROOT = Path("/sys/fs/cgroup/memory")
 
 
@@ -20,12 +22,14 @@ class CgroupUnavailable(Exception):
 
 
 def _own_cgroup() -> Path:
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            return ROOT / path.lstrip("/")
-    raise CgroupUnavailable("this process is in no cgroup v1 memory cgroup (a cgroup v2 machine?); "
-                            "run without the memory measurement (--no-cgroup)")
+    try:
+        path, version = own_cgroup()
+    except OSError as exc:
+        raise CgroupUnavailable(f"{exc}; run without the memory measurement (--no-cgroup)") from None
+    if version != "v1":
+        raise CgroupUnavailable("this process is in no cgroup v1 memory cgroup (a cgroup v2 machine?); "
+                                "run without the memory measurement (--no-cgroup)")
+    return path
 
 
 class MemoryCgroup:

@@ -15,8 +15,9 @@ from autograder.core.config import PACKAGE_ROOT
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 # What the worker, which runs the student's code, may import from outside its package: the wire
-# format, how it was started, and the fork server's messages.
+# format, how it was started, the fork server's messages, and the memory cgroup its supervisor joins.
 WORKER_MAY_IMPORT = {
+    "autograder.boundary.memory_cgroup",
     "autograder.boundary.protocol",
     "autograder.boundary.messages",
     "autograder.boundary.launch",

@@ -31,13 +31,16 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from autograder.boundary import memory_cgroup
 from autograder.boundary.launch import linux_command
 from autograder.boundary.plan import Plan, View
 from autograder.core.config import PACKAGE_ROOT, Limits
 from autograder.core.errors import AutograderError
 
 WORKER_USER = "ag-worker"
+PROBE_PREFIX = "ag-probe-"
 CREATE_USER = f"useradd --system --user-group --no-create-home --shell /usr/sbin/nologin {WORKER_USER}"
 PORTABLE_ENV = "AUTOGRADER_PORTABLE"  # set to 1: the portable path even on Linux (to try it there)
 # What the portable path does without, in the words the student reads.
@@ -72,6 +75,8 @@ class Isolation:
     namespaces: bool = False  # a pid namespace and a file system view of its own per worker
     user_namespace: bool = False  # entered through a user namespace (the grader is not root)
     off: tuple[tuple[str, str], ...] = ()  # (protection, why it is off)
+    # a memory cgroup per worker (autograder.boundary.memory_cgroup); else the supervisor's watch
+    memory_cgroup: bool = False
     portable: bool = False  # plain subprocesses, not the Linux worker (autograder.boundary.portable_session)
 
     def plan(self) -> Plan:
@@ -105,8 +110,14 @@ class Isolation:
             on.append("network: each worker has a network namespace of its own, without interfaces")
         if self.seccomp:
             on.append("seccomp: sockets of the Unix family only; no ptrace, mounts or new namespaces")
+        how = (
+            "the kernel counts them, in a memory cgroup per worker"
+            if self.memory_cgroup
+            else "the worker's supervisor sums their resident memory every 0.05 s, as no memory cgroup can be made here"
+        )
+        on.append(f"memory: {limits.memory_mb} MB for all the processes of a question together ({how})")
         on.append(
-            f"limits: a time limit per question, {limits.memory_mb} MB of memory, files up to "
+            f"limits: a time limit per question, {limits.memory_mb} MB of address space per process, files up to "
             f"{limits.file_size_mb} MB, {limits.open_files} open files, replies up to "
             f"{limits.reply_mb} MB ({limits.reply_json_mb} MB outside numpy arrays), printed output kept up "
             f"to {limits.output_kb} KB per call"
@@ -241,7 +252,14 @@ def detect_isolation(
     wanted = Isolation(
         python=python, user=user, network_namespace=True, seccomp=True, namespaces=True, user_namespace=not root
     )
-    failed = _probe(python, wanted.plan())
+    cgroup = _probe_cgroup(off)
+    try:
+        failed = _probe(python, replace(wanted.plan(), memory_cgroup=str(cgroup) if cgroup else None))
+    finally:
+        if cgroup is not None:
+            memory_cgroup.remove(cgroup)
+    if cgroup is not None and "memory cgroup" in failed:
+        off.append(("memory cgroup", f"{failed['memory cgroup']}; the worker's supervisor sums the memory instead"))
     namespaces = "namespaces" not in failed and "view" not in failed
     if not namespaces:
         why = failed.get("namespaces") or failed.get("view", "")
@@ -271,4 +289,14 @@ def detect_isolation(
         namespaces=namespaces,
         user_namespace=namespaces and not root,
         off=tuple(off),
+        memory_cgroup=cgroup is not None and "memory cgroup" not in failed,
     )
+
+
+def _probe_cgroup(off: list[tuple[str, str]]) -> Path | None:
+    """A memory cgroup for the probe to join, or None (and why, in ``off``) where none can be made."""
+    try:
+        return memory_cgroup.make(f"{PROBE_PREFIX}{os.getpid()}", 64 << 20)
+    except OSError as exc:
+        off.append(("memory cgroup", f"{exc}; the worker's supervisor sums the memory of its processes instead"))
+        return None

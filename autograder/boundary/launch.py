@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 UNCONFINED_EXIT = 70  # the worker could not apply its plan and did not run student code
+MEMORY_EXIT = 71  # the supervisor killed the worker's processes for using more memory together than the budget
 
 
 def _boot(entry: str) -> str:

@@ -8,6 +8,9 @@ kernel drops the lock with the last process that had it, and the next grading re
 whose claim nobody holds. Only folders of the grader's own user are taken: the worker's user may
 write in the temporary folder too, and must not be able to name a folder for the grader to remove.
 
+The same sweep removes the worker's memory cgroup (:mod:`autograder.boundary.memory_cgroup`), named
+as its private folder, once the folder is gone.
+
 POSIX only (Windows has no ``flock``): there a killed check leaves its folders, as before.
 """
 
@@ -18,6 +21,8 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable
+
+from autograder.boundary import memory_cgroup
 
 CLAIM = "in-use"
 SCRATCH_PREFIX, PRIVATE_PREFIX = "ag-worker-", "ag-grader-"
@@ -60,6 +65,10 @@ def remove_leftovers(remove: Callable[[str], None]) -> list[str]:
                 removed.append(folder)
         finally:
             os.close(fd)
+    # Then the memory cgroups named after private folders that are gone (empty: their processes died
+    # with the grader's fork server); one whose folder is being made is left alone.
+    folder_of = tempfile.gettempdir()
+    memory_cgroup.remove_leftovers(PRIVATE_PREFIX, lambda name: os.path.exists(os.path.join(folder_of, name)))
     return removed
 
 

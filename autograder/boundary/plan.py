@@ -52,6 +52,11 @@ class Plan:
     namespaces: bool = False  # a pid namespace, and the view when one is given
     user_namespace: bool = False  # enter the namespaces through a user namespace (not root)
     view: View | None = None
+    # One memory budget for all the worker's processes: the cgroup its supervisor joins (made by the
+    # grader, :mod:`autograder.boundary.memory_cgroup`), else the bytes the supervisor watches
+    # (:mod:`autograder.worker.memory_watch`); neither: only each process's RLIMIT_AS.
+    memory_cgroup: str | None = None
+    watched_memory_bytes: int | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> Plan:
@@ -65,6 +70,8 @@ class Plan:
             namespaces=bool(data.get("namespaces")),
             user_namespace=bool(data.get("user_namespace")),
             view=View.from_json(view) if view else None,
+            memory_cgroup=data.get("memory_cgroup"),
+            watched_memory_bytes=data.get("watched_memory_bytes"),
         )
 
     def to_json(self) -> dict:

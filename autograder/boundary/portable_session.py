@@ -206,6 +206,9 @@ class _PortableProcess:
             code = None
         return describe_exit_code(code)
 
+    def out_of_memory(self) -> bool:
+        return False  # no memory budget on the portable path (the report says so)
+
     def kill(self) -> None:
         try:
             if self.proc is not None:

@@ -29,9 +29,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+from autograder.boundary import memory_cgroup
 from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
-from autograder.boundary.launch import UNCONFINED_EXIT
+from autograder.boundary.launch import MEMORY_EXIT, UNCONFINED_EXIT
 from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
 from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
 from autograder.boundary.plan import Plan, ResourceLimits, View
@@ -129,7 +130,7 @@ class WorkerSpec:
     memory_fill: int = MEMORY_FILL  # what memory read before it is written holds (autograder.worker.memory)
 
 
-def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> Plan:
+def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str, cgroup: Path | None) -> Plan:
     limits = ResourceLimits(
         memory_bytes=spec.limits.memory_mb * _MB,
         file_size_bytes=spec.limits.file_size_mb * _MB,
@@ -138,7 +139,13 @@ def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str) -> Pla
         cpu_seconds=max(1, int(seconds) + 2),  # a backstop; the wall-clock deadline normally acts first
     )
     view = View(root=view_root, scratch=scratch, tmp_mb=spec.limits.tmp_mb) if spec.isolation.namespaces else None
-    return replace(spec.isolation.plan(), limits=limits, view=view)
+    return replace(
+        spec.isolation.plan(),
+        limits=limits,
+        view=view,
+        memory_cgroup=str(cgroup) if cgroup else None,
+        watched_memory_bytes=None if cgroup else spec.limits.memory_mb * _MB,
+    )
 
 
 def _give_to(user: WorkerUser, folder: str) -> None:
@@ -259,6 +266,8 @@ class WorkerProcess(Protocol):
 
     def describe_exit(self) -> str: ...
 
+    def out_of_memory(self) -> bool: ...
+
     def kill(self) -> None: ...
 
 
@@ -311,6 +320,7 @@ class _Process:
         self.claim = claim(self.private, self.scratch)  # for the next grading, should this one be killed
         self.request_w = self.reply_r = self.output_fd = -1
         self.pid: int | None = None  # the supervisor's
+        self.cgroup: Path | None = None
         try:
             self._start(spec, deadline)
         except BaseException:
@@ -329,8 +339,11 @@ class _Process:
         self.reply_r, reply_w = _pipe()
         view_root = os.path.join(self.private, "view")  # where the worker's view is built, out of its reach
         os.mkdir(view_root, 0o700)
+        if spec.isolation.memory_cgroup:
+            # Named as the private folder, whose claim tells the next grading's sweep it is in use.
+            self.cgroup = memory_cgroup.make(os.path.basename(self.private), spec.limits.memory_mb * _MB)
         config = {
-            "plan": _plan(spec, deadline - time.monotonic(), self.scratch, view_root).to_json(),
+            "plan": _plan(spec, deadline - time.monotonic(), self.scratch, view_root, self.cgroup).to_json(),
             "blocked": spec.blocked_modules,
         }
         try:
@@ -341,6 +354,10 @@ class _Process:
             os.close(reply_w)
         self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * _MB, spec.limits.reply_json_mb * _MB)
         self.output_limit = spec.limits.output_kb * 1024
+        self.over_budget = (
+            f"was stopped for using more than the question's {spec.limits.memory_mb} MB of memory, "
+            "all its processes together"
+        )
 
     def send(self, message: Packed, deadline: float) -> None:
         write_all(self.request_w, message, deadline)
@@ -354,14 +371,22 @@ class _Process:
         os.ftruncate(self.output_fd, 0)
         return output_text(data, size, self.output_limit)
 
-    def describe_exit(self) -> str:
+    def out_of_memory(self) -> bool:
+        """Whether the kernel killed one of the worker's processes for the question's memory budget
+        (it kills one, not all: the call then fails whichever it was, the same way every time)."""
+        return self.cgroup is not None and memory_cgroup.oom_kills(self.cgroup) > 0
 
+    def describe_exit(self) -> str:
+        if self.out_of_memory():
+            return self.over_budget
         code = self.forkserver.exit_code(self.pid, timeout=2) if self.pid is not None else None
         if code == UNCONFINED_EXIT:
             return (
                 "could not be isolated, so your code was not run (a problem of the autograder; "
                 "please tell the course staff)"
             )
+        if code == MEMORY_EXIT:
+            return self.over_budget
         return describe_exit_code(code)
 
     def kill(self) -> None:
@@ -379,6 +404,9 @@ class _Process:
                 self.forkserver.stop(self.pid)
                 self.pid = None
         finally:
+            if self.cgroup is not None:
+                memory_cgroup.remove(self.cgroup)
+                self.cgroup = None
             remove_folder(self.scratch)
             remove_folder(self.private)
             if self.claim is not None:
@@ -454,6 +482,8 @@ class BudgetedSession:
         try:
             process = self._ensure_started(deadline)
             document, arrays = _ask(process, deadline, helpers, pack_parts(request, arrays))
+            if process.out_of_memory():  # one of its processes was killed for it: the call fails
+                raise PeerClosed("over the question's memory budget")
             reply = _decoded(document, arrays)
         except ReadTimeout:
             self._time_out(target)

@@ -47,7 +47,12 @@ class _Strict(BaseModel):
 class Limits(_Strict):
     """Resource limits of the worker process that runs student code."""
 
-    memory_mb: int = Field(1024, ge=128, description="address-space limit of the worker")
+    memory_mb: int = Field(
+        1024,
+        ge=128,
+        description="memory of a question: the address-space limit of each of its processes, and "
+        "the budget of all of them together (autograder/boundary/memory_cgroup.py)",
+    )
     file_size_mb: int = Field(256, ge=1, description="largest file (or captured output) it may write")
     processes: int = Field(32, ge=1, description="extra processes and threads it may start")
     open_files: int = Field(256, ge=16)

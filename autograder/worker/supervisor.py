@@ -9,6 +9,9 @@ serves the grader's calls. It:
 
 - is a child subreaper, so every process the student's code starts stays below it, whatever that code
   does (``setsid``, double fork), where :func:`processes.kill_descendants` finds it;
+- keeps all of them within the question's memory budget together: it joins the worker's memory
+  cgroup before it forks (:mod:`autograder.boundary.memory_cgroup`), or, where the grader could make
+  none, sums their memory itself (:mod:`autograder.worker.memory_watch`);
 - when the child ends, kills whatever the child left running and exits the way the child did, so the
   grader can tell the student why their code stopped.
 
@@ -28,10 +31,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NoReturn
 
-from autograder.boundary.launch import UNCONFINED_EXIT
+from autograder.boundary.launch import MEMORY_EXIT, UNCONFINED_EXIT
+from autograder.boundary.memory_cgroup import join as join_cgroup
 from autograder.boundary.plan import Plan
 from autograder.worker import confine, namespaces
-from autograder.worker.processes import kill_descendants
+from autograder.worker.memory_watch import reap_until_alone, watch
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -82,7 +86,10 @@ def supervise(plan: Plan, pipes: tuple[int, int], run_worker: Callable[[], None]
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    status = _reap_until_alone(child)
+    status = reap_until_alone(child, watch(plan))
+    if status is None:
+        os.close(status_pipe)
+        os._exit(MEMORY_EXIT)
     _exit_like(_worker_status(status_pipe, status))
 
 
@@ -94,6 +101,13 @@ def _start_confined(
     forks the one that calls ``body`` (:func:`_init`). Returns the child and the pipe on which it
     sends the wait status of the process that ran ``body``."""
     failed: dict[str, str] = {}
+    if plan.memory_cgroup:
+        try:  # before any fork: the processes below us are then in it too
+            join_cgroup(plan.memory_cgroup)
+        except OSError as exc:
+            failed["memory cgroup"] = f"could not join {plan.memory_cgroup}: {exc.strerror or exc}"
+            if not probing:
+                body(failed)
     in_namespace = False
     if plan.namespaces:
         try:
@@ -157,23 +171,11 @@ def _worker_status(status_pipe: int, fallback: int) -> int:
     return int.from_bytes(data, "little", signed=True) if len(data) == 4 else fallback
 
 
-def _reap_until_alone(child: int) -> int:
-    """Reap every process that ends below us; once ``child`` has ended, kill the rest."""
-    status = 1 << 8  # exit status 1, should the child's status be lost
-    while True:
-        try:
-            pid, wait_status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            return status
-        if pid == child:
-            status = wait_status
-            kill_descendants(os.getpid())
-
-
 def _exit_like(status: int) -> NoReturn:
     code = os.waitstatus_to_exitcode(status)
     if code >= 0:
         os._exit(code)
-    signal.signal(-code, signal.SIG_DFL)
+    if -code not in (signal.SIGKILL, signal.SIGSTOP):  # these two have no handler to reset (OSError)
+        signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)
     os._exit(128 - code)  # a signal whose default action is to be ignored

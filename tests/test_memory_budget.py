@@ -1,0 +1,143 @@
+"""One memory budget for all the processes of a question (autograder/boundary/memory_cgroup.py,
+autograder/worker/memory_watch.py): five processes, each well under the per-process limit, cannot
+hold five times the budget together, whether the kernel counts them (a memory cgroup, as root here)
+or the worker's supervisor does (no cgroup: Gradescope's container, an ordinary user)."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from autograder.boundary import memory_cgroup
+from autograder.boundary.isolation import detect_isolation
+from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
+from autograder.core.config import Limits
+from autograder.worker.memory_watch import resident_bytes
+
+HOG = '''
+import os
+import signal
+import time
+
+import numpy as np
+
+
+def hold(mb, children, seconds):
+    """Touch ``mb`` MB here and in each of ``children`` forked children, and keep it ``seconds``."""
+    for _ in range(children):
+        if os.fork() == 0:
+            block = np.ones(mb * 2**20 // 8)
+            time.sleep(seconds)
+            os._exit(0)
+    block = np.ones(mb * 2**20 // 8)
+    time.sleep(seconds)
+    return float(block[0])
+
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+BUDGET_MB = 400
+LIMITS = Limits(memory_mb=BUDGET_MB)
+OVERSHOOT_MB = 150  # what the supervisor's watch may let through between two looks
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict:
+    path = tmp_path_factory.mktemp("submission") / "hog.py"
+    path.write_text(textwrap.dedent(HOG))
+    return {"hog.py": path}
+
+
+def _modes() -> list:
+    isolation = detect_isolation()
+    modes = [pytest.param(replace(isolation, memory_cgroup=False), id="the supervisor's watch")]
+    if isolation.memory_cgroup:
+        modes.append(pytest.param(isolation, id="a memory cgroup"))
+    return modes
+
+
+@pytest.fixture(params=_modes(), scope="module")
+def isolation(request):
+    return request.param
+
+
+def test_processes_under_the_per_process_limit_cannot_pass_the_budget_together(files, isolation):
+    spec = WorkerSpec(files, None, LIMITS, isolation)
+    with WorkerSession(spec, 30, "2") as worker:
+        peak = _Peak(worker)
+        with peak, pytest.raises(WorkerCrashed) as failure:
+            worker.call("hog.hold", 150, 4, 20)  # 750 MB together, each 150 MB of the 400 MB limit
+    assert f"more than the question's {BUDGET_MB} MB of memory, all its processes together" in str(failure.value)
+    assert peak.elapsed < 10  # stopped when it passed the budget, not at the time limit
+    assert peak.most_mb < BUDGET_MB + OVERSHOOT_MB
+
+
+def test_a_worker_within_the_budget_with_children_runs(files, isolation):
+    spec = WorkerSpec(files, None, LIMITS, isolation)
+    with WorkerSession(spec, 30, "2") as worker:
+        assert worker.call("hog.hold", 60, 2, 1).value == 1.0
+
+
+def test_a_worker_killed_outright_is_reported_so(files, isolation):
+    """As the kernel's out-of-memory killer does it: the supervisor, which exits the way its worker
+    did, once failed to and said "exited with status 1 (sys.exit or os._exit in your code?)"."""
+    with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 30, "2") as worker:
+        with pytest.raises(WorkerCrashed, match="was killed by SIGKILL"):
+            worker.call("hog.die")
+
+
+def test_each_worker_has_its_cgroup_and_leaves_none_behind(files):
+    isolation = detect_isolation()
+    if not isolation.memory_cgroup:
+        pytest.skip(f"no memory cgroup here: {dict(isolation.off).get('memory cgroup')}")
+    parent, _ = memory_cgroup.own_cgroup()
+    before = sorted(p.name for p in parent.glob("ag-*"))
+    with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 30, "2") as worker:
+        worker.call("hog.hold", 10, 0, 0)
+        cgroup = worker._process.cgroup
+        assert cgroup is not None and (cgroup / "cgroup.procs").read_text().split()  # the worker's processes
+    assert not cgroup.exists()
+    assert sorted(p.name for p in parent.glob("ag-*")) == before
+
+
+class _Peak:
+    """The most resident memory the worker's processes held together while it was entered, sampled
+    every 10 ms from the grader's side, and how long it lasted."""
+
+    def __init__(self, worker: WorkerSession) -> None:
+        self.worker = worker
+        self.most_mb = 0.0
+        self._stop = threading.Event()
+
+    def __enter__(self) -> _Peak:
+        self.started = time.monotonic()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            process = self.worker._process
+            if process is not None and process.pid is not None:
+                self.most_mb = max(self.most_mb, resident_bytes(process.pid) / 2**20)
+
+    def __exit__(self, *exc: object) -> None:
+        self.elapsed = time.monotonic() - self.started
+        self._stop.set()
+        self._thread.join()
+
+
+def test_the_report_names_the_mechanism():
+    isolation = detect_isolation()
+    lines = "\n".join(isolation.report(LIMITS))
+    assert f"memory: {BUDGET_MB} MB for all the processes of a question together" in lines
+    assert ("in a memory cgroup per worker" in lines) == isolation.memory_cgroup
+    if os.geteuid() == 0 and memory_cgroup.own_cgroup()[1] == "v1":
+        assert isolation.memory_cgroup, isolation.off  # CI's machine: root, the v1 memory controller
