@@ -68,6 +68,11 @@ def test_attack_is_contained(attack, hostile_grader, repo, tmp_path):
         assert len(results.model_dump_json()) < 1_000_000
     if attack is FORK_BOMB:
         assert watch.seen and watch.alive() == set()
+    if attack.name == "holds memory in five processes":  # stopped as it passes the budget (then, 5 s used up)
+        said = [t.output for t in lost_points(results)]
+        assert "all its processes together" in said[0] and all("processes together" in o or "time limit" in o for o in said)
+    if attack.name == "fills its folder":
+        assert all("No space left on device" in t.output or "in its folder" in t.output for t in lost_points(results))
     if attack.name == "deletes the files in its working folder":
         assert (hostile_grader.assignment.solution_dir / "sgd.py").is_file()
 

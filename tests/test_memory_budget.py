@@ -1,15 +1,20 @@
 """One memory budget for all the processes of a question (autograder/boundary/memory_cgroup.py,
-autograder/worker/memory_watch.py): five processes, each well under the per-process limit, cannot
+autograder/worker/budget_watch.py): five processes, each well under the per-process limit, cannot
 hold five times the budget together, whether the kernel counts them (a memory cgroup, as root here)
 or the worker's supervisor does (no cgroup: Gradescope's container, an ordinary user)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import tempfile
 import textwrap
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +22,7 @@ from autograder.boundary import memory_cgroup
 from autograder.boundary.isolation import detect_isolation
 from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
 from autograder.core.config import Limits
-from autograder.worker.memory_watch import resident_bytes
+from autograder.worker.budget_watch import resident_bytes
 
 HOG = '''
 import os
@@ -141,3 +146,60 @@ def test_the_report_names_the_mechanism():
     assert ("in a memory cgroup per worker" in lines) == isolation.memory_cgroup
     if os.geteuid() == 0 and memory_cgroup.own_cgroup()[1] == "v1":
         assert isolation.memory_cgroup, isolation.off  # CI's machine: root, the v1 memory controller
+
+
+ORDINARY_USER = '''
+import json, sys, textwrap
+from pathlib import Path
+from autograder.boundary.isolation import detect_isolation
+from autograder.boundary.session import WorkerSession, WorkerSpec
+from autograder.core.config import Limits
+
+folder = Path(sys.argv[1])
+isolation = detect_isolation()
+files = {"hog.py": folder / "hog.py", "filler.py": folder / "filler.py"}
+seen = {"memory cgroup": isolation.memory_cgroup, "view": isolation.namespaces}
+with WorkerSession(WorkerSpec(files, None, Limits(memory_mb=400, disk_mb=64), isolation), 30, "2") as worker:
+    for name, call in (("memory", ("hog.hold", 150, 4, 20)), ("disk", ("filler.fill", 2000, 10))):
+        try:
+            worker.call(*call)
+            seen[name] = "no error"
+        except Exception as exc:
+            seen[name] = str(exc)
+print(json.dumps(seen))
+'''
+
+
+def test_both_budgets_hold_for_an_ordinary_user(gradescope, worker_user):
+    """The grader run by an ordinary user (a TA's laptop, simulated): no cgroup, so the supervisor
+    sums the memory; the view through a user namespace, so the folder is a tmpfs."""
+    gradescope.install("word2vec")  # its source, which this user can read once copied
+    root = Path(tempfile.mkdtemp(prefix="ag-ordinary-"))  # pytest's folders are root's alone
+    try:
+        _both_budgets_as(worker_user, gradescope, root)
+    finally:
+        shutil.rmtree(root)
+
+
+def _both_budgets_as(worker_user: str, gradescope, root: Path) -> None:
+    from tests.test_disk_budget import FILLER
+
+    shutil.copytree(gradescope.layout.source, root / "source", symlinks=True)
+    (root / "student").mkdir()
+    (root / "student" / "hog.py").write_text(textwrap.dedent(HOG))
+    (root / "student" / "filler.py").write_text(textwrap.dedent(FILLER))
+    for path in [root, *root.rglob("*")]:
+        shutil.chown(path, worker_user, worker_user)
+    root.chmod(0o755)
+    run = subprocess.run(["setpriv", f"--reuid={worker_user}", f"--regid={worker_user}", "--clear-groups", "--",
+                          gradescope.python, "-c", ORDINARY_USER, str(root / "student")],
+                         cwd=root / "source", capture_output=True, text=True, timeout=300,
+                         env={"PATH": os.environ["PATH"], "PYTHONDONTWRITEBYTECODE": "1"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    seen = json.loads(run.stdout.splitlines()[-1])
+    assert seen["memory cgroup"] is False
+    assert f"more than the question's {BUDGET_MB} MB of memory, all its processes together" in seen["memory"]
+    if seen["view"]:
+        assert "No space left on device" in seen["disk"]
+    else:
+        assert "keeping more than the question's 64 MB" in seen["disk"]

@@ -116,6 +116,12 @@ class Isolation:
             else "the worker's supervisor sums their resident memory every 0.05 s, as no memory cgroup can be made here"
         )
         on.append(f"memory: {limits.memory_mb} MB for all the processes of a question together ({how})")
+        where = (
+            "its folder is a tmpfs of that size in its view, where writes past it fail"
+            if self.namespaces
+            else "the worker's supervisor adds up its folder every 0.1 s, as the worker has no view of its own"
+        )
+        on.append(f"disk: {limits.disk_mb} MB and {limits.disk_files} files per question ({where})")
         on.append(
             f"limits: a time limit per question, {limits.memory_mb} MB of address space per process, files up to "
             f"{limits.file_size_mb} MB, {limits.open_files} open files, replies up to "

@@ -11,7 +11,7 @@ is gone (:mod:`autograder.boundary.leftovers`).
 
 Where it cannot (Gradescope's container mounts the cgroup file system read-only; an ordinary user
 without delegation), the supervisor sums its processes' memory itself
-(:mod:`autograder.worker.memory_watch`). Both sides import this module: the supervisor only joins.
+(:mod:`autograder.worker.budget_watch`). Both sides import this module: the supervisor only joins.
 """
 
 from __future__ import annotations

@@ -32,6 +32,14 @@ class View:
 
 
 @dataclass(frozen=True)
+class DiskBudget:
+    """What the worker may keep in its scratch folder: megabytes, and files and folders."""
+
+    megabytes: int
+    files: int
+
+
+@dataclass(frozen=True)
 class ResourceLimits:
     memory_bytes: int
     file_size_bytes: int
@@ -54,9 +62,11 @@ class Plan:
     view: View | None = None
     # One memory budget for all the worker's processes: the cgroup its supervisor joins (made by the
     # grader, :mod:`autograder.boundary.memory_cgroup`), else the bytes the supervisor watches
-    # (:mod:`autograder.worker.memory_watch`); neither: only each process's RLIMIT_AS.
+    # (:mod:`autograder.worker.budget_watch`); neither: only each process's RLIMIT_AS.
     memory_cgroup: str | None = None
     watched_memory_bytes: int | None = None
+    # The scratch folder's budget: a tmpfs of its size with a view, else watched by the supervisor.
+    disk: DiskBudget | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> Plan:
@@ -72,6 +82,7 @@ class Plan:
             view=View.from_json(view) if view else None,
             memory_cgroup=data.get("memory_cgroup"),
             watched_memory_bytes=data.get("watched_memory_bytes"),
+            disk=DiskBudget(**data["disk"]) if data.get("disk") else None,
         )
 
     def to_json(self) -> dict:

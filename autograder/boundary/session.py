@@ -32,10 +32,10 @@ from typing import Any, Protocol
 from autograder.boundary import memory_cgroup
 from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
-from autograder.boundary.launch import MEMORY_EXIT, UNCONFINED_EXIT
+from autograder.boundary.launch import DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
 from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
 from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
-from autograder.boundary.plan import Plan, ResourceLimits, View
+from autograder.boundary.plan import DiskBudget, Plan, ResourceLimits, View
 from autograder.boundary.protocol import (
     Decoder,
     DocumentTooLarge,
@@ -145,6 +145,7 @@ def _plan(spec: WorkerSpec, seconds: float, scratch: str, view_root: str, cgroup
         view=view,
         memory_cgroup=str(cgroup) if cgroup else None,
         watched_memory_bytes=None if cgroup else spec.limits.memory_mb * _MB,
+        disk=DiskBudget(spec.limits.disk_mb, spec.limits.disk_files),
     )
 
 
@@ -358,6 +359,10 @@ class _Process:
             f"was stopped for using more than the question's {spec.limits.memory_mb} MB of memory, "
             "all its processes together"
         )
+        self.over_disk = (
+            f"was stopped for keeping more than the question's {spec.limits.disk_mb} MB or "
+            f"{spec.limits.disk_files} files in its folder"
+        )
 
     def send(self, message: Packed, deadline: float) -> None:
         write_all(self.request_w, message, deadline)
@@ -387,6 +392,8 @@ class _Process:
             )
         if code == MEMORY_EXIT:
             return self.over_budget
+        if code == DISK_EXIT:
+            return self.over_disk
         return describe_exit_code(code)
 
     def kill(self) -> None:

@@ -54,6 +54,13 @@ class Limits(_Strict):
         "the budget of all of them together (autograder/boundary/memory_cgroup.py)",
     )
     file_size_mb: int = Field(256, ge=1, description="largest file (or captured output) it may write")
+    disk_mb: int = Field(
+        128,
+        ge=1,
+        description="what a question's code may keep in its folder (a tmpfs of this size where the worker "
+        "has a view of its own; else watched): writes past it fail, or stop the question",
+    )
+    disk_files: int = Field(2000, ge=64, description="files and folders a question's code may keep in its folder")
     processes: int = Field(32, ge=1, description="extra processes and threads it may start")
     open_files: int = Field(256, ge=16)
     reply_mb: int = Field(64, ge=1, description="largest reply (return values) accepted from it")

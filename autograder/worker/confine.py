@@ -96,7 +96,7 @@ def outside(plan: Plan, *, view: bool) -> dict[str, str]:
         _step(failed, "network_namespace", lambda: namespaces.unshare(namespaces.CLONE_NEWNET, "unshare(CLONE_NEWNET)"))
     if view and plan.view is not None:
         the_view, gid = plan.view, plan.gid if plan.gid is not None else os.getgid()
-        _step(failed, "view", lambda: namespaces.build_view(the_view, target_uid, gid))
+        _step(failed, "view", lambda: namespaces.build_view(the_view, target_uid, gid, plan.disk))
     return failed
 
 

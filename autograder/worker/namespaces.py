@@ -30,7 +30,7 @@ import platform
 import shutil
 import sys
 
-from autograder.boundary.plan import View
+from autograder.boundary.plan import DiskBudget, View
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -125,8 +125,20 @@ def _bind(source: str, target: str, *, writable: bool = False, device: bool = Fa
     _mount(None, target, None, flags | (0 if writable else _MS_RDONLY))
 
 
-def _tmpfs(target: str, size_mb: int, mode: str = "1777") -> None:
-    _mount("tmpfs", target, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode={mode},size={size_mb}m,nr_inodes=4096")
+def _tmpfs(target: str, size_mb: int, mode: str = "1777", files: int = 4096) -> None:
+    _mount("tmpfs", target, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode={mode},size={size_mb}m,nr_inodes={files}")
+
+
+def _scratch_on_tmpfs(source: str, target: str, disk: DiskBudget, uid: int, gid: int) -> None:
+    """The scratch folder as a tmpfs of the disk budget's size and number of files, holding a copy of
+    what the grader put in ``source``: a write past the budget fails in the student's code (ENOSPC),
+    and nothing the code writes reaches the host's disk."""
+    _tmpfs(target, disk.megabytes, mode="0700", files=disk.files)
+    shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    for base, folders, files in os.walk(target):
+        for name in folders + files:
+            os.chown(os.path.join(base, name), uid, gid, follow_symlinks=False)
+    os.chown(target, uid, gid)
 
 
 def _inside(root: str, path: str) -> str:
@@ -206,10 +218,11 @@ def _pivot(root: str) -> None:
     os.rmdir("/.old")
 
 
-def build_view(view: View, uid: int, gid: int) -> str | None:
+def build_view(view: View, uid: int, gid: int, disk: DiskBudget | None = None) -> str | None:
     """Replace this process's file system by ``view``, in a new mount namespace; the student's code
-    will run as ``uid``:``gid``. Must run as the first process of the worker's pid namespace (its
-    /proc shows that namespace). Returns None, or why the view has no /proc."""
+    will run as ``uid``:``gid``, its scratch folder a tmpfs of ``disk``'s size holding a copy of the
+    grader's (else the grader's folder itself). Must run as the first process of the worker's pid
+    namespace (its /proc shows that namespace). Returns None, or why the view has no /proc."""
     unshare(CLONE_NEWNS | CLONE_NEWIPC, "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     # Nothing mounted from here on may reach the grader's own view.
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
@@ -226,8 +239,12 @@ def build_view(view: View, uid: int, gid: int) -> str | None:
     _etc(root, uid, gid, view.scratch)
     _dev(root, view.tmp_mb)
     no_proc = _proc(root)
-    os.makedirs(_inside(root, view.scratch), exist_ok=True)
-    _bind(view.scratch, _inside(root, view.scratch), writable=True)
+    scratch = _inside(root, view.scratch)
+    os.makedirs(scratch, exist_ok=True)
+    if disk is None:
+        _bind(view.scratch, scratch, writable=True)
+    else:
+        _scratch_on_tmpfs(view.scratch, scratch, disk, uid, gid)
     _pivot(root)
     _mount(None, "/", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
     os.chdir(view.scratch)

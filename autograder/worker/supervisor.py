@@ -9,9 +9,9 @@ serves the grader's calls. It:
 
 - is a child subreaper, so every process the student's code starts stays below it, whatever that code
   does (``setsid``, double fork), where :func:`processes.kill_descendants` finds it;
-- keeps all of them within the question's memory budget together: it joins the worker's memory
-  cgroup before it forks (:mod:`autograder.boundary.memory_cgroup`), or, where the grader could make
-  none, sums their memory itself (:mod:`autograder.worker.memory_watch`);
+- keeps all of them within the question's memory and disk budgets together: it joins the worker's
+  memory cgroup before it forks (:mod:`autograder.boundary.memory_cgroup`), and watches what the
+  kernel does not count for it (:mod:`autograder.worker.budget_watch`);
 - when the child ends, kills whatever the child left running and exits the way the child did, so the
   grader can tell the student why their code stopped.
 
@@ -31,11 +31,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NoReturn
 
-from autograder.boundary.launch import MEMORY_EXIT, UNCONFINED_EXIT
+from autograder.boundary.launch import UNCONFINED_EXIT
 from autograder.boundary.memory_cgroup import join as join_cgroup
 from autograder.boundary.plan import Plan
 from autograder.worker import confine, namespaces
-from autograder.worker.memory_watch import reap_until_alone, watch
+from autograder.worker.budget_watch import reap_until_alone, watch
 
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -86,10 +86,10 @@ def supervise(plan: Plan, pipes: tuple[int, int], run_worker: Callable[[], None]
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    status = reap_until_alone(child, watch(plan))
-    if status is None:
+    status, over_budget = reap_until_alone(child, watch(plan))
+    if over_budget is not None:
         os.close(status_pipe)
-        os._exit(MEMORY_EXIT)
+        os._exit(over_budget)
     _exit_like(_worker_status(status_pipe, status))
 
 
