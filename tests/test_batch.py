@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -225,6 +226,7 @@ def test_a_grading_over_the_time_limit_costs_its_own_row_only(word2vec, tmp_path
     assert not [p for p in tmp.iterdir() if p.name.startswith(("ag-worker-", "ag-grader-"))]  # removed at once
     assert [results_of(tmp_path / "out", planted[i].name).score for i in (0, 2)] == [40, 40]
     assert f"could not be graded (0 points, the reason in their results.json): {planted[1].name}" in run.stdout
+    assert re.search(r"warning: --time-limit 15 s is less than the \d+ s its questions", run.stdout)
 
 
 def test_an_out_folder_of_another_assignment_is_refused(word2vec, tmp_path):

@@ -223,7 +223,8 @@ def add_grade_batch(commands: Commands) -> None:
         metavar="SECONDS",
         help="stop the grading of one submission after SECONDS and give it 0 with the reason, so "
         "that no submission can hold the batch up (default: twice the sum of the questions' and the "
-        "imports' time limits, plus 60 s)",
+        "imports' time limits, plus 60 s; below that sum, a slow submission that is right may get 0, "
+        "and the batch warns)",
     )
     batch.set_defaults(run=_grade_batch)
 

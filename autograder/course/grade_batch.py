@@ -214,6 +214,14 @@ class _Batch:
     ) -> None:
         self.assignment = assignment
         self.time_limit = time_limit or default_time_limit(assignment)
+        needed = question_time(assignment)
+        if self.time_limit < needed:
+            console.print(
+                f"warning: --time-limit {self.time_limit:g} s is less than the {needed:g} s its questions and "
+                "imports may take: a slow submission that is right may get 0 for every question; "
+                f"the default is {default_time_limit(assignment):g} s",
+                style="yellow",
+            )
         self.export = export
         self.out = out
         self.console = console
@@ -418,11 +426,15 @@ class _Batch:
         print_statistics(f"{config.title}: {len(graded)} submissions", stats, self.console)
 
 
+def question_time(assignment: Assignment) -> float:
+    """Seconds the time limits of the assignment's questions and of its imports add up to."""
+    return assignment.config.limits.import_time_limit + sum(q.time_limit for q in assignment.config.questions)
+
+
 def default_time_limit(assignment: Assignment) -> float:
     """Seconds one submission's grading may take: twice what its questions and imports may take
     (error carried forward runs a question again), and a margin for the grader's own work."""
-    limits = assignment.config.limits.import_time_limit + sum(q.time_limit for q in assignment.config.questions)
-    return 2 * limits + _GRADER_MARGIN
+    return 2 * question_time(assignment) + _GRADER_MARGIN
 
 
 def run_batch(
