@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -140,6 +140,8 @@ def reap_until_alone(child: int, over_budget: Check | None) -> tuple[int, int | 
     status = 1 << 8  # exit status 1, should the child's status be lost
     over: int | None = None
     me = os.getpid()
+    if over_budget is not None:  # kept pending for sigtimedwait below: an ending child wakes us at once
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     while True:
         watching = over_budget is not None and over is None
         try:
@@ -151,7 +153,7 @@ def reap_until_alone(child: int, over_budget: Check | None) -> tuple[int, int | 
             if over is not None:
                 kill_descendants(me)
             else:
-                time.sleep(INTERVAL)
+                signal.sigtimedwait({signal.SIGCHLD}, INTERVAL)
         elif pid == child:
             status = wait_status
             kill_descendants(me)
