@@ -1,6 +1,7 @@
 """What a world of its own costs each worker: namespaces (pid, mount, ipc, network) and the private
 file-system view, against the protections the grader had before them (user, network namespace,
-seccomp, limits: today's fallback where the kernel refuses namespaces).
+seccomp, limits: today's fallback where the kernel refuses namespaces); and the question's memory
+budget counted by the kernel (a memory cgroup per worker) against the supervisor's watch.
 
 Two measurements, both sides taking turns in one run:
 
@@ -33,11 +34,20 @@ from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 
 
 def sides() -> dict[str, Isolation]:
+    """Without namespaces, with them, and, where the grader can make memory cgroups, with them and
+    the memory watched by the supervisor instead (as on a machine that cannot)."""
     full = detect_isolation()
     if not full.namespaces:
         sys.exit(f"no namespaces on this machine: {dict(full.off).get('namespaces')}")
     before = replace(full, namespaces=False, user_namespace=False)
-    return {"before (no namespaces)": before, "with namespaces": full}
+    found = {"before (no namespaces)": before, "with namespaces": full}
+    if full.memory_cgroup:
+        found = {
+            "before (no namespaces)": before,
+            "namespaces, memory watched": replace(full, memory_cgroup=False),
+            "namespaces, memory cgroup": full,
+        }
+    return found
 
 
 def per_worker(isolation: Isolation, module: Path, runs: int) -> list[float]:
