@@ -39,7 +39,8 @@ def test_grading_latency_grades_the_references_with_full_marks():
 @pytest.mark.skipif(os.geteuid() != 0, reason="compares with the protections of a root grader")
 def test_isolation_benchmark_scores_both_sides_alike():
     output = run("isolation.py", "--quick")  # exits with an error if the sides score differently
-    assert "with namespaces" in output and "grading word2vec's reference" in output
+    assert "before (no namespaces)" in output and "grading word2vec's reference" in output
+    assert "with namespaces" in output or "namespaces, memory cgroup" in output  # the latter where cgroups can be made
 
 
 def test_worker_overhead_scores_both_sides_alike():
