@@ -103,13 +103,13 @@ def test_each_worker_has_its_cgroup_and_leaves_none_behind(files):
     if not isolation.memory_cgroup:
         pytest.skip(f"no memory cgroup here: {dict(isolation.off).get('memory cgroup')}")
     parent, _ = memory_cgroup.own_cgroup()
-    before = sorted(p.name for p in parent.glob("ag-*"))
     with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 30, "2") as worker:
         worker.call("hog.hold", 10, 0, 0)
         cgroup = worker._process.cgroup
-        assert cgroup is not None and (cgroup / "cgroup.procs").read_text().split()  # the worker's processes
+        assert cgroup is not None and cgroup.parent == parent
+        assert (cgroup / "cgroup.procs").read_text().split()  # the worker's processes
+    # Gone with the worker (others may come and go meanwhile: pytest-xdist grades beside this test).
     assert not cgroup.exists()
-    assert sorted(p.name for p in parent.glob("ag-*")) == before
 
 
 class _Peak:
