@@ -9,10 +9,9 @@ all its workers share the machine's 768 MB. Needs root and the v1 memory control
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
-from autograder.boundary.memory_cgroup import own_cgroup
+from autograder.boundary import memory_cgroup
 
 ROOT = Path("/sys/fs/cgroup/memory")
 
@@ -23,7 +22,7 @@ class CgroupUnavailable(Exception):
 
 def _own_cgroup() -> Path:
     try:
-        path, version = own_cgroup()
+        path, version = memory_cgroup.own_cgroup()
     except OSError as exc:
         raise CgroupUnavailable(f"{exc}; run without the memory measurement (--no-cgroup)") from None
     if version != "v1":
@@ -46,7 +45,7 @@ class MemoryCgroup:
             (self.path / "memory.limit_in_bytes").write_text(str(limit_bytes))
 
     def enter(self) -> None:
-        (self.path / "cgroup.procs").write_text(str(os.getpid()))
+        memory_cgroup.join(str(self.path))
 
     def _read(self, name: str) -> str:
         return (self.path / name).read_text()
@@ -60,16 +59,10 @@ class MemoryCgroup:
     @property
     def oom_kills(self) -> int:
         """Processes the kernel killed for going over the limit."""
-        for line in self._read("memory.oom_control").splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        return memory_cgroup.oom_kills(self.path)
 
     def remove(self, timeout: float = 10.0) -> None:
         """Delete the cgroup once its processes have ended (those of a command killed for memory
         may take a moment)."""
-        deadline = time.monotonic() + timeout
-        while self._read("cgroup.procs").strip() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.path.rmdir()
+        if not memory_cgroup.remove(self.path, timeout):
+            raise OSError(f"the cgroup {self.path} still holds processes after {timeout:g} s")

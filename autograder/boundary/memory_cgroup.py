@@ -112,14 +112,6 @@ def oom_kills(path: Path) -> int:
     return 0
 
 
-def peak_bytes(path: Path) -> int | None:
-    """The most memory the cgroup's processes used together (None where the kernel does not say)."""
-    for name in ("memory.max_usage_in_bytes", "memory.peak"):
-        if (path / name).exists():
-            return int(_read(path / name))
-    return None
-
-
 def _read(path: Path) -> str:
     try:
         return path.read_text()
