@@ -355,14 +355,7 @@ class _Process:
             os.close(reply_w)
         self.reader = FrameReader(self.reply_r, spec.limits.reply_mb * _MB, spec.limits.reply_json_mb * _MB)
         self.output_limit = spec.limits.output_kb * 1024
-        self.over_budget = (
-            f"was stopped for using more than the question's {spec.limits.memory_mb} MB of memory, "
-            "all its processes together"
-        )
-        self.over_disk = (
-            f"was stopped for keeping more than the question's {spec.limits.disk_mb} MB or "
-            f"{spec.limits.disk_files} files in its folder"
-        )
+        self.limits = spec.limits
 
     def send(self, message: Packed, deadline: float) -> None:
         write_all(self.request_w, message, deadline)
@@ -382,8 +375,12 @@ class _Process:
         return self.cgroup is not None and memory_cgroup.oom_kills(self.cgroup) > 0
 
     def describe_exit(self) -> str:
+        over_memory = (
+            f"was stopped for using more than the question's {self.limits.memory_mb} MB of memory, "
+            "all its processes together"
+        )
         if self.out_of_memory():
-            return self.over_budget
+            return over_memory
         code = self.forkserver.exit_code(self.pid, timeout=2) if self.pid is not None else None
         if code == UNCONFINED_EXIT:
             return (
@@ -391,9 +388,12 @@ class _Process:
                 "please tell the course staff)"
             )
         if code == MEMORY_EXIT:
-            return self.over_budget
+            return over_memory
         if code == DISK_EXIT:
-            return self.over_disk
+            return (
+                f"was stopped for keeping more than the question's {self.limits.disk_mb} MB or "
+                f"{self.limits.disk_files} files in its folder"
+            )
         return describe_exit_code(code)
 
     def kill(self) -> None:
