@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import textwrap
-import threading
-import time
 from dataclasses import replace
 
 import pytest
@@ -19,6 +17,7 @@ from autograder.boundary.plan import DiskBudget
 from autograder.boundary.session import StudentRaised, WorkerCrashed, WorkerSession, WorkerSpec
 from autograder.core.config import Limits
 from autograder.worker.budget_watch import over_disk
+from tests.fixtures.sampling import Most
 
 FILLER = '''
 import os
@@ -74,10 +73,11 @@ def test_without_a_view_the_supervisor_stops_a_question_over_the_budget(files, i
     isolation = replace(isolation, namespaces=False, user_namespace=False)
     with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 30, "2") as worker:
         assert worker.call("filler.fill", 10, 5).value == 5
-        most = _Most(worker._process.scratch)
+        scratch = worker._process.scratch
+        most = Most(lambda: _megabytes(scratch))
         with most, pytest.raises(WorkerCrashed, match="keeping more than the question's 64 MB or 200 files in its folder"):
             worker.call("filler.fill", 2000, 10)
-        assert most.elapsed < 10 and most.megabytes < 64 + OVERSHOOT_MB, most.megabytes
+        assert most.elapsed < 10 and most.most < 64 + OVERSHOOT_MB, most.most
     with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 30, "2") as worker:
         with pytest.raises(WorkerCrashed, match="keeping more than the question's 64 MB or 200 files"):
             worker.call("filler.fill", 1, 60000)
@@ -95,30 +95,6 @@ def test_the_walk_stops_at_the_budget(tmp_path):
         out.truncate(10 << 30)  # 10 GB long, nothing allocated
     (tmp_path / "big").unlink()
     assert not over_disk(str(tmp_path), DiskBudget(megabytes=1, files=400))
-
-
-class _Most:
-    """The most a folder held while entered, looked at every 10 ms, and how long that lasted."""
-
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-        self.megabytes = 0.0
-        self._stop = threading.Event()
-
-    def __enter__(self) -> _Most:
-        self.started = time.monotonic()
-        self._thread = threading.Thread(target=self._look, daemon=True)
-        self._thread.start()
-        return self
-
-    def _look(self) -> None:
-        while not self._stop.wait(0.01):
-            self.megabytes = max(self.megabytes, _megabytes(self.folder))
-
-    def __exit__(self, *exc: object) -> None:
-        self.elapsed = time.monotonic() - self.started
-        self._stop.set()
-        self._thread.join()
 
 
 def _megabytes(folder: str) -> float:

@@ -11,8 +11,6 @@ import shutil
 import subprocess
 import tempfile
 import textwrap
-import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from autograder.boundary.isolation import detect_isolation
 from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
 from autograder.core.config import Limits
 from autograder.worker.budget_watch import resident_bytes
+from tests.fixtures.sampling import Most
 
 HOG = '''
 import os
@@ -76,12 +75,12 @@ def isolation(request):
 def test_processes_under_the_per_process_limit_cannot_pass_the_budget_together(files, isolation):
     spec = WorkerSpec(files, None, LIMITS, isolation)
     with WorkerSession(spec, 30, "2") as worker:
-        peak = _Peak(worker)
+        peak = Most(lambda: _resident_mb(worker))
         with peak, pytest.raises(WorkerCrashed) as failure:
             worker.call("hog.hold", 150, 4, 20)  # 750 MB together, each 150 MB of the 400 MB limit
     assert f"more than the question's {BUDGET_MB} MB of memory, all its processes together" in str(failure.value)
     assert peak.elapsed < 10  # stopped when it passed the budget, not at the time limit
-    assert peak.most_mb < BUDGET_MB + OVERSHOOT_MB
+    assert peak.most < BUDGET_MB + OVERSHOOT_MB
 
 
 def test_a_worker_within_the_budget_with_children_runs(files, isolation):
@@ -112,31 +111,10 @@ def test_each_worker_has_its_cgroup_and_leaves_none_behind(files):
     assert not cgroup.exists()
 
 
-class _Peak:
-    """The most resident memory the worker's processes held together while it was entered, sampled
-    every 10 ms from the grader's side, and how long it lasted."""
-
-    def __init__(self, worker: WorkerSession) -> None:
-        self.worker = worker
-        self.most_mb = 0.0
-        self._stop = threading.Event()
-
-    def __enter__(self) -> _Peak:
-        self.started = time.monotonic()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self) -> None:
-        while not self._stop.wait(0.01):
-            process = self.worker._process
-            if process is not None and process.pid is not None:
-                self.most_mb = max(self.most_mb, resident_bytes(process.pid) / 2**20)
-
-    def __exit__(self, *exc: object) -> None:
-        self.elapsed = time.monotonic() - self.started
-        self._stop.set()
-        self._thread.join()
+def _resident_mb(worker: WorkerSession) -> float:
+    """The resident memory of the worker's processes together, seen from the grader's side."""
+    process = worker._process
+    return resident_bytes(process.pid) / 2**20 if process is not None and process.pid is not None else 0.0
 
 
 def test_the_report_names_the_mechanism():
