@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import signal
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 
 from autograder.grading.carried_forward import HelperBridge, LiveHelpers, RecordedHelpers, RelayedSession
 from autograder.grading.contained_helpers import ContainedBridge
-from autograder.core.config import AssignmentConfig, Limits, load_assignment
+from autograder.core.config import AssignmentConfig, Limits, available_assignments, load_assignment
 from autograder.core.results import GradescopeResults
 from autograder.grading.expected import LiveReference
 from autograder.grading.grade import grade, module_names
@@ -465,3 +466,52 @@ def test_what_the_code_prints_in_a_rerun_is_not_shown(tmp_path):
     results = grade(assignment, submission)
     rescued = {t.number: t.output for t in results.tests if t.number.startswith("1c.")}
     assert all("Graded with the reference softmax" in o and "DEBUG" not in o for o in rescued.values()), rescued
+
+
+def _calls(assignment) -> dict[str, set[str]]:
+    """The reference's static call graph among the student's functions: "module.function" or
+    "module.Class.method" -> what its body calls by name (a function of its module or one it
+    imports from another student module, ``self.method``, a class, which runs its ``__init__``)."""
+    names = set(module_names(assignment.config))
+    graph: dict[str, set[str]] = {}
+    for module in names:
+        tree = ast.parse((assignment.solution_dir / f"{module}.py").read_text())
+        local = {n.name: f"{module}.{n.name}" for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module in names:
+                local.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+        for node in tree.body:
+            functions = [(f"{module}.{node.name}", node, None)] if isinstance(node, ast.FunctionDef) else []
+            if isinstance(node, ast.ClassDef):
+                functions = [(f"{module}.{node.name}.{f.name}", f, node.name) for f in node.body
+                             if isinstance(f, ast.FunctionDef)]
+            for name, function, cls in functions:
+                called = graph.setdefault(name, set())
+                for call in (c for c in ast.walk(function) if isinstance(c, ast.Call)):
+                    if isinstance(call.func, ast.Name) and call.func.id in local:
+                        called.add(local[call.func.id])
+                    elif (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                          and call.func.value.id == "self" and cls):
+                        called.add(f"{module}.{cls}.{call.func.attr}")
+    classes = {f.rsplit(".", 1)[0] for f in graph if f.count(".") == 2}
+    return {f: {f"{c}.__init__" if c in classes else c for c in called} for f, called in graph.items()}
+
+
+@pytest.mark.parametrize("name", available_assignments())
+def test_a_test_is_tagged_with_every_function_its_tagged_functions_call(name):
+    """A test reaches what its functions call: a hang or a crash there (xavier_uniform, which
+    ParserModel.__init__ calls) must cost points only in the owner, so the test must list it among
+    its helpers, to be rerun with the reference's in its place."""
+    assignment = load_assignment(name)
+    graph, found = _calls(assignment), collect_tests(assignment)
+    graded = owners(assignment.config, {q: [t.tags for t in tests] for q, tests in found.items()})
+    for tests in found.values():
+        for info in tests:
+            reached, todo = set(info.tags), list(info.tags)
+            while todo:
+                for callee in graph.get(todo.pop(), ()):
+                    if callee in graph and callee not in reached:  # given code too: it may call graded code
+                        reached.add(callee)
+                        todo.append(callee)
+            missing = sorted(f for f in reached - set(info.tags) if f in graded)
+            assert not missing, f"{name} {info.number} is not tagged with {missing}, which it reaches"

@@ -57,7 +57,9 @@ class CallRequest:
     """One call of the student's code (``module.function``, ``module.Class.method``) or of a probe
     (``fixtures:name``, ``probes:name``). ``args`` and ``kwargs`` are encoded by
     :class:`autograder.boundary.protocol.Encoder`; ``helpers`` names the student's functions whose
-    calls the grader answers meanwhile (error carried forward)."""
+    calls the grader answers meanwhile (error carried forward), and ``compare`` whether the worker
+    also runs the student's own helper on the same inputs, to tell how it differs (not once a run
+    did not finish: the student's helper may be what hangs)."""
 
     target: str
     args: list[Any]
@@ -65,6 +67,7 @@ class CallRequest:
     return_args: bool = False  # send back the arguments as the call left them
     seed: int = 0  # of Python's and numpy's global random state before the call
     helpers: tuple[str, ...] = ()
+    compare: bool = True
 
     def to_json(self) -> dict:
         # Not asdict: it would copy the encoded arguments, which may be long lists.
@@ -75,7 +78,9 @@ class CallRequest:
             "return_args": self.return_args,
             "seed": self.seed,
         }
-        return {**document, "helpers": list(self.helpers)} if self.helpers else document
+        if self.helpers:
+            document = {**document, "helpers": list(self.helpers), "compare": self.compare}
+        return document
 
     @classmethod
     def from_json(cls, data: dict) -> CallRequest:
@@ -95,6 +100,7 @@ class CallRequest:
             bool(data.get("return_args")),
             int(data.get("seed", 0)),
             tuple(str(h) for h in helpers),
+            data.get("compare", True) is not False,
         )
 
 

@@ -190,6 +190,7 @@ class HelperAnswers(Protocol):
     """Answers the helper calls of one call (error carried forward: :mod:`autograder.grading.carried_forward`)."""
 
     targets: list[str]
+    compare: bool  # the worker also runs the student's helpers on the same inputs, to say how they differ
 
     def answer(
         self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]], deadline: float
@@ -212,13 +213,13 @@ def _decoded(document: dict, arrays: list) -> CallReply:
 
 
 def encode_request(
-    target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int, helpers: list[str] | None = None
+    target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int, helpers: HelperAnswers | None = None
 ) -> tuple[dict, list]:
     """The request for one call, as :meth:`autograder.worker.calls.Worker.run` reads it, and its arrays."""
     encoder = Encoder()
-    request = CallRequest(
-        target, encoder.encode(list(args)), encoder.encode(kwargs), return_args, seed, tuple(helpers or ())
-    )
+    request = CallRequest(target, encoder.encode(list(args)), encoder.encode(kwargs), return_args, seed)
+    if helpers is not None:
+        request = replace(request, helpers=tuple(helpers.targets), compare=helpers.compare)
     if encoder.described:
         raise UnsendableArgument(
             f"an argument of {target} cannot be sent to the student's code ({encoder.described[0]}); a test passes "
@@ -455,6 +456,7 @@ class BudgetedSession:
         self.budget = budget_seconds
         self.used = 0.0
         self.timed_out_on: str | None = None
+        self.broken = 0  # calls whose worker hung, died or sent garbage (not an exception of the student's)
         self._process: WorkerProcess | None = None
 
     def _launch(self, deadline: float) -> WorkerProcess:
@@ -483,9 +485,7 @@ class BudgetedSession:
             )
         started = time.monotonic()
         deadline = started + self.remaining
-        request, arrays = encode_request(
-            target, args, kwargs, return_args=return_args, seed=seed, helpers=helpers.targets if helpers else None
-        )
+        request, arrays = encode_request(target, args, kwargs, return_args=return_args, seed=seed, helpers=helpers)
         try:
             process = self._ensure_started(deadline)
             document, arrays = _ask(process, deadline, helpers, pack_parts(request, arrays))
@@ -493,12 +493,14 @@ class BudgetedSession:
                 raise PeerClosed("over the question's memory budget")
             reply = _decoded(document, arrays)
         except ReadTimeout:
+            self.broken += 1
             self._time_out(target)
             raise WorkerTimeout(
                 f"did not finish within the {self.budget:g} s time limit of "
                 f"question {self.label} (infinite loop, or far too slow?)"
             ) from None
         except (PeerClosed, BrokenPipeError):
+            self.broken += 1
             reason = self._process.describe_exit() if self._process else "could not start"
             output = self._process.take_output() if self._process else ""
             self._stop()
@@ -507,6 +509,7 @@ class BudgetedSession:
                 + (f"\nlast output:\n{output[-2000:]}" if output.strip() else "")
             ) from None
         except DocumentTooLarge as exc:
+            self.broken += 1
             self._stop()
             raise WorkerMisbehaved(
                 f"returned {exc.size / _MB:.1f} MB of plain Python values (lists, numbers, strings), over "
@@ -514,9 +517,11 @@ class BudgetedSession:
                 "data as a numpy array (for example np.array(your_list))"
             ) from None
         except MessageTooLarge:
+            self.broken += 1
             self._stop()
             raise WorkerMisbehaved(f"returned more than {self.spec.limits.reply_mb} MB of data") from None
         except ProtocolError as exc:
+            self.broken += 1
             self._stop()
             raise WorkerMisbehaved(
                 f"the process running your code sent an invalid reply ({exc}); "

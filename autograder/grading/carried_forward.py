@@ -122,6 +122,7 @@ class HelperBridge:
 
     source: HelperSource
     targets: list[str]
+    compare: bool = True  # whether the worker runs the student's helpers beside, to say how they differ
     uses: dict[str, HelperUse] = field(default_factory=dict)
     token: str = ""
     syncs: dict[str, StateSync] = field(default_factory=dict)

@@ -49,9 +49,10 @@ class ContainedBridge:
     """A :class:`HelperBridge` whose answers come from a limited child process (started at the
     first helper call, stopped by :meth:`close`); the same interface for the runner and the session."""
 
-    def __init__(self, source: LiveHelpers, targets: list[str], limits: Limits) -> None:
+    def __init__(self, source: LiveHelpers, targets: list[str], limits: Limits, *, compare: bool = True) -> None:
         self.local = HelperBridge(source, targets)  # its ``uses`` follow the child's
         self.targets = targets
+        self.compare = compare
         self.limits = limits
         self._child: _Child | None = None
         self._failure = ""
@@ -112,13 +113,15 @@ class ContainedBridge:
         return self.local.note(owner)
 
 
-def bridge_for(source: HelperSource, targets: list[str], limits: Limits) -> HelperBridge | ContainedBridge:
+def bridge_for(
+    source: HelperSource, targets: list[str], limits: Limits, *, compare: bool = True
+) -> HelperBridge | ContainedBridge:
     """The bridge of one rerun: the grader's reference (a :class:`LiveHelpers` that records
     nothing) in a limited child on Linux; the bundle's recording, ``release``'s recording run and
-    other systems in this process."""
+    other systems in this process. ``compare``: whether the worker runs the student's helpers beside."""
     if isinstance(source, LiveHelpers) and source.recorder is None and sys.platform == "linux":
-        return ContainedBridge(source, targets, limits)
-    return HelperBridge(source, targets)
+        return ContainedBridge(source, targets, limits, compare=compare)
+    return HelperBridge(source, targets, compare=compare)
 
 
 class _Child:

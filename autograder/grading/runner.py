@@ -22,9 +22,9 @@ from typing import Any
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
 
 from autograder.core.config import Assignment
-from autograder.grading.carried_forward import HelperSource, RelayedSession, pending_row
+from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row
 from autograder.grading.collect import TestInfo, declared_tests
-from autograder.grading.contained_helpers import bridge_for
+from autograder.grading.contained_helpers import ContainedBridge, bridge_for
 from autograder.grading.ownership import helpers_of, owners, units
 from autograder.grading.testing import RULE_BROKEN_SHARE
 
@@ -239,14 +239,16 @@ def _suspects(info: TestInfo, settled: set[str]) -> list[tuple[str, str]]:
 def _carried_forward(
     info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
 ) -> dict:
-    helpers = bridge_for(source, [f for f, _ in suspects], context["limits"])
-    worker = context["worker"]
-    if getattr(worker, "timed_out_on", None) is not None and context.get("spare_worker"):
-        worker = context["spare_worker"]()  # the time the helper's endless loop took is not this question's
-    try:
-        (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
-    finally:
-        helpers.close()
+    worker, spare = context["worker"], context.get("spare_worker")
+    # The student's helpers run beside the reference's (to say how they differ) only while nothing
+    # of the student's has hung, killed or garbled this question's worker: such a helper would do it
+    # again, in the rerun that is to grade without it. A rerun that breaks the worker so runs again
+    # without them; one after a time-out gets a session of its own (the time the helper's endless
+    # loop took is not this question's).
+    broken, session = _broken(worker), _usable(worker, spare)
+    again, helpers = _rerun(info, context, session, source, suspects, compare=not broken)
+    if not broken and _broken(session):
+        again, helpers = _rerun(info, context, _usable(worker, spare), source, suspects, compare=False)
     unanswered = helpers.unanswered()
     if unanswered and again["score"] < info.weight - 1e-9:
         return pending_row(again, unanswered, dict(info.helpers))
@@ -256,6 +258,30 @@ def _carried_forward(
     if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
         return row
     return _noted(again, helpers.note(dict(info.helpers)))
+
+
+def _rerun(
+    info: TestInfo, context: dict[str, Any], worker: Any, source: HelperSource, suspects: list, *, compare: bool
+) -> tuple[dict, HelperBridge | ContainedBridge]:
+    """The test's row when run on ``worker`` with its ``suspects`` answered by ``source``."""
+    helpers = bridge_for(source, [f for f, _ in suspects], context["limits"], compare=compare)
+    try:
+        (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
+    finally:
+        helpers.close()
+    return again, helpers
+
+
+def _broken(worker: Any) -> int:
+    """How many of the session's calls hung, killed or garbled its worker."""
+    return getattr(worker, "broken", 0)
+
+
+def _usable(worker: Any, spare: Callable[[], Any] | None) -> Any:
+    """``worker``, or once its time is used up, the question's spare session."""
+    if getattr(worker, "timed_out_on", None) is not None and spare is not None:
+        return spare()
+    return worker
 
 
 def _noted(row: dict, *notes: str) -> dict:

@@ -179,7 +179,7 @@ class Worker:
             args = decoder.decode(request.args)
             kwargs = decoder.decode(request.kwargs)
             function = self._probe(target) if ":" in target else self.student.attr(target)
-            value = self._call(function, ":" in target, args, kwargs, list(request.helpers))
+            value = self._call(function, ":" in target, args, kwargs, request)
         except _ReportedError as exc:
             return CallReply(error=exc.error)
         except BaseException as exc:  # the student may raise anything, SystemExit included
@@ -190,11 +190,11 @@ class Worker:
             return CallReply(error=StudentError(ErrorKind.EXCEPTION, **_describe(exc, self.scratch)))
         return CallReply(value, reports, args if request.return_args else None, request.return_args)
 
-    def _call(self, function: Any, probe: bool, args: list, kwargs: dict, helpers: list) -> Any:
-        """The call itself, with ``helpers`` answered by the grader (error carried forward)."""
+    def _call(self, function: Any, probe: bool, args: list, kwargs: dict, request: CallRequest) -> Any:
+        """The call itself, with the request's helpers answered by the grader (error carried forward)."""
         relay = (
-            Relay(self.channel, [str(h) for h in helpers], self.student.attr, self.scratch)
-            if helpers and self.channel is not None
+            Relay(self.channel, list(request.helpers), self.student.attr, self.scratch, compare=request.compare)
+            if request.helpers and self.channel is not None
             else None
         )
         try:

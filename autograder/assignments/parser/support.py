@@ -16,7 +16,12 @@ DROPOUT = ("layers.dropout_forward", "layers.dropout_backward")
 CROSS_ENTROPY = ("layers.softmax_cross_entropy",)
 PARTIAL_PARSE = ("parser_transitions.PartialParse.__init__", "parser_transitions.PartialParse.parse_step")
 MINIBATCH = ("parser_transitions.minibatch_parse", *PARTIAL_PARSE)
-LOOKUP = ("parser_model.ParserModel.__init__", "parser_model.ParserModel.embedding_lookup")
+# __init__ draws W and U with xavier_uniform: every test that builds a model reaches it
+LOOKUP = (
+    "parser_model.ParserModel.__init__",
+    "parser_model.xavier_uniform",
+    "parser_model.ParserModel.embedding_lookup",
+)
 FORWARD = ("parser_model.ParserModel.forward", *LOOKUP, "layers.relu_forward", "layers.dropout_forward")
 BACKWARD = (
     "parser_model.ParserModel.backward",
