@@ -210,3 +210,16 @@ def test_the_ta_guide_recipe_grades_the_reference_and_keeps_the_zip_and_source_p
     assert_questions_complete(results, config)
     assert lost_points(results) == [] and results.score == pytest.approx(config.total_points)
     assert config.total_points == 40  # as the TA guide says
+
+
+def test_build_says_how_long_a_timeout_gradescope_needs(tmp_path):
+    """Gradescope gives a submission it times out no score at all: the TA reads, when the zip is
+    written, the timeout that outlasts a submission hanging in every question (and its reruns)."""
+    from tests.conftest import PYTHON
+
+    out = subprocess.run([PYTHON, "-m", "autograder", "build", "parser", "--out", str(tmp_path / "p.zip")],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    minutes = int(re.search(r"autograder timeout of at least (\d+) minutes", out)[1])
+    config = load_assignment("parser").config
+    worst = 2 * (config.limits.import_time_limit + sum(q.time_limit for q in config.questions))
+    assert worst <= 60 * minutes <= worst + 180

@@ -4,6 +4,7 @@ runs in it, the pages of written answers, the handouts."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -129,13 +130,19 @@ def _handouts(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from autograder.course.build import build
+    from autograder.course.grade_batch import default_time_limit
 
     image = IMAGES[args.image]
-    names = build(load_assignment(args.assignment), Path(args.out), image)
+    assignment = load_assignment(args.assignment)
+    names = build(assignment, Path(args.out), image)
+    minutes = math.ceil(default_time_limit(assignment) / 60)
     print(
         f"wrote {args.out} ({len(names)} files, readable by you only) for Gradescope's {image.title} "
-        f"image (Python {image.python}): choose that base image in the autograder settings. Test the "
-        "zip before uploading: docs/ta-guide.md, 'Build the Gradescope zip and test it locally'"
+        f"image (Python {image.python}): choose that base image in the autograder settings, and an "
+        f"autograder timeout of at least {minutes} minutes (Gradescope's default is 10): a submission "
+        "that hangs in every question takes that long, and Gradescope shows one it times out no score "
+        "at all. Test the zip before uploading: docs/ta-guide.md, 'Build the Gradescope zip and test "
+        "it locally'"
     )
     return 0
 
