@@ -85,12 +85,17 @@ def test_corpus_without_any_context_is_refused(tmp_path):
     assert result.returncode != 0 and "no sentence has two different words" in result.stderr
 
 
-@pytest.mark.realdata(minutes=5)
+@pytest.mark.realdata(minutes=1)
 def test_full_run_on_ewt(tmp_path, repo, ewt):
-    """The default run on EWT train: the numbers in docs/student-guide.md come from this test's output."""
+    """The default run on all of EWT train, for 5,000 of its 30,000 iterations: the same data,
+    vocabulary, settings and outputs at a sixth of the cost (CI's 30 minutes). The smoothed loss
+    falls from about 31 ((K + 1) log 2 times the average context size) to about 15 within 2,000
+    iterations and ends the default run at 14.75; the default run's figures, quoted in
+    docs/student-guide.md, are measured by benchmarks/word2vec_training.py --full-run."""
     out = tmp_path / "out"
-    result = run(["--data", str(ewt), "--out", str(out)], repo / "solutions" / "word2vec", timeout=1800)
+    result = run(["--data", str(ewt), "--iterations", "5000", "--out", str(out)],
+                 repo / "solutions" / "word2vec", timeout=1800)
     print(result.stdout[-1500:])
     check_outputs(out, 1000)
     loss = float(re.search(r"Final loss \(moving average\): ([0-9.]+)", result.stdout)[1])
-    assert loss < 25, loss  # from about 31 = (K + 1) log 2 * average context size at the start
+    assert loss < 17, loss
