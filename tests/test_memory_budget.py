@@ -18,6 +18,7 @@ import pytest
 
 from autograder.boundary import memory_cgroup
 from autograder.boundary.isolation import detect_isolation
+from autograder.boundary.leftovers import PRIVATE_PREFIX
 from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
 from autograder.core.config import Limits
 from autograder.worker.budget_watch import resident_bytes
@@ -130,6 +131,7 @@ ORDINARY_USER = '''
 import json, sys, textwrap
 from pathlib import Path
 from autograder.boundary.isolation import detect_isolation
+from autograder.boundary.leftovers import PRIVATE_PREFIX
 from autograder.boundary.session import WorkerSession, WorkerSpec
 from autograder.core.config import Limits
 
@@ -181,3 +183,22 @@ def _both_budgets_as(worker_user: str, gradescope, root: Path) -> None:
         assert "No space left on device" in seen["disk"]
     else:
         assert "keeping more than the question's 64 MB" in seen["disk"]
+
+
+def test_a_sweep_leaves_a_cgroup_just_made_and_removes_an_old_leftover(monkeypatch):
+    """A grading whose TMPDIR is another shares the parent cgroup but not the folder a sweep looks
+    for: its cgroup, made and not yet joined, once vanished under the sweep of a grading beside it
+    ("could not join ...: No such file or directory")."""
+    if not detect_isolation().memory_cgroup:
+        pytest.skip("no memory cgroup here")
+    made = memory_cgroup.make(f"{PRIVATE_PREFIX}sweep-{os.getpid()}", 64 * 2**20)
+    try:
+        memory_cgroup.remove_leftovers(PRIVATE_PREFIX, lambda name: False)
+        assert made.exists()  # young: perhaps another grading's, about to be joined
+        monkeypatch.setattr(memory_cgroup, "LEFTOVER_AGE", 0.0)
+        memory_cgroup.remove_leftovers(PRIVATE_PREFIX, lambda name: name == made.name)
+        assert made.exists()  # in use
+        memory_cgroup.remove_leftovers(PRIVATE_PREFIX, lambda name: False)
+        assert not made.exists()
+    finally:
+        memory_cgroup.remove(made, timeout=0)

@@ -90,15 +90,27 @@ def remove(path: Path, timeout: float = 2.0) -> bool:
             time.sleep(0.02)
 
 
+# A cgroup is empty from when it is made until its worker's supervisor joins it (milliseconds): a
+# sweep leaves the younger ones alone, as it cannot tell them from leftovers by their name alone.
+LEFTOVER_AGE = 60.0
+
+
 def remove_leftovers(prefix: str, in_use: Callable[[str], bool]) -> None:
     """Remove the cgroups named ``prefix...`` below this process's own that are not ``in_use`` (by
-    name): those a grading killed outright left, empty once its processes were killed."""
+    name) and were made more than :data:`LEFTOVER_AGE` seconds ago: those a grading killed outright
+    left, empty once its processes were killed. A grading whose temporary folder is another
+    (``TMPDIR``) shares the parent cgroup but not the folder ``in_use`` looks in: its cgroup, just
+    made, must survive this sweep until its supervisor is in it (and then cannot be removed)."""
     try:
         parent, _ = own_cgroup()
     except OSError:
         return
     for path in parent.glob(f"{prefix}*"):
-        if not in_use(path.name):
+        try:
+            young = time.time() - path.stat().st_ctime < LEFTOVER_AGE
+        except OSError:  # removed meanwhile
+            continue
+        if not young and not in_use(path.name):
             remove(path, timeout=0)
 
 
