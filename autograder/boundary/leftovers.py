@@ -9,7 +9,8 @@ whose claim nobody holds. Only folders of the grader's own user are taken: the w
 write in the temporary folder too, and must not be able to name a folder for the grader to remove.
 
 The same sweep removes the worker's memory cgroup (:mod:`autograder.boundary.memory_cgroup`), named
-as its private folder, once the folder is gone.
+as its private folder, once the folder is gone and the cgroup is a minute old (a grading with
+another temporary folder keeps its folders where this sweep does not look).
 
 POSIX only (Windows has no ``flock``): there a killed check leaves its folders, as before.
 """
