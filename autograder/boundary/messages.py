@@ -58,8 +58,8 @@ class CallRequest:
     (``fixtures:name``, ``probes:name``). ``args`` and ``kwargs`` are encoded by
     :class:`autograder.boundary.protocol.Encoder`; ``helpers`` names the student's functions whose
     calls the grader answers meanwhile (error carried forward), and ``compare`` whether the worker
-    also runs the student's own helper on the same inputs, to tell how it differs (not once a run
-    did not finish: the student's helper may be what hangs)."""
+    also runs the student's own helper on the same inputs, to tell how it differs (not once the
+    student's code has hung, killed or garbled the worker: the helper may be what did it)."""
 
     target: str
     args: list[Any]

@@ -500,29 +500,25 @@ class BudgetedSession:
                 f"question {self.label} (infinite loop, or far too slow?)"
             ) from None
         except (PeerClosed, BrokenPipeError):
-            self.broken += 1
             reason = self._process.describe_exit() if self._process else "could not start"
             output = self._process.take_output() if self._process else ""
-            self._stop()
+            self._broke()
             raise WorkerCrashed(
                 f"the process running your code {reason}"
                 + (f"\nlast output:\n{output[-2000:]}" if output.strip() else "")
             ) from None
         except DocumentTooLarge as exc:
-            self.broken += 1
-            self._stop()
+            self._broke()
             raise WorkerMisbehaved(
                 f"returned {exc.size / _MB:.1f} MB of plain Python values (lists, numbers, strings), over "
                 f"the {exc.cap / _MB:g} MB the autograder accepts outside numpy arrays; return large "
                 "data as a numpy array (for example np.array(your_list))"
             ) from None
         except MessageTooLarge:
-            self.broken += 1
-            self._stop()
+            self._broke()
             raise WorkerMisbehaved(f"returned more than {self.spec.limits.reply_mb} MB of data") from None
         except ProtocolError as exc:
-            self.broken += 1
-            self._stop()
+            self._broke()
             raise WorkerMisbehaved(
                 f"the process running your code sent an invalid reply ({exc}); "
                 "does your code write to file descriptors it did not open?"
@@ -544,6 +540,11 @@ class BudgetedSession:
             output=output,
             seconds=time.monotonic() - started,
         )
+
+    def _broke(self) -> None:
+        """The worker hung, died or sent garbage during a call: it is stopped, and counted."""
+        self.broken += 1
+        self._stop()
 
     def _time_out(self, target: str) -> None:
         """The question's budget is used up (by ``target``): its later calls fail at once."""
