@@ -14,7 +14,8 @@ from autograder.assignments.parser.support import wrong_parses
 from autograder.core.config import load_assignment
 from tests.conftest import (PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero,
                             lost_points, question_scores)
-from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS
+from tests.fixtures.mutants import bug
+from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS, TRANSITIONS
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +154,42 @@ def test_a_number_just_off_shows_the_digits_that_differ(parser_grader, tmp_path)
     test = next(t for t in parser_grader.graded_bug(eps, tmp_path).tests if t.number == "1a.1")
     got, expected = re.search(r"got ([-0-9.e]+), expected ([-0-9.e]+)", test.output).groups()
     assert got != expected, test.output
+
+
+# Functions that answer right but leave behind what their callers then run out of (blind attacks:
+# a 2 GB file, 3,000 pipes): question 4's training runs them and fails for disk space or open files.
+# It runs again in a fresh worker with every other question's function the course's, and keeps that.
+LEFT_BEHIND = [
+    bug("PartialParse.__init__ fills the question's folder once per process", TRANSITIONS,
+        "        ### BEGIN SOLUTION\n        self.stack: List[Token] = [\"ROOT\"]",
+        "        ### BEGIN SOLUTION\n        if not getattr(PartialParse, 'filled', False):\n"
+        "            PartialParse.filled = True\n"
+        "            try:\n"
+        "                with open('ballast.bin', 'wb') as ballast:\n"
+        "                    for _ in range(48):\n"
+        "                        ballast.write(bytes(8 << 20))\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "        self.stack: List[Token] = [\"ROOT\"]",
+        "parser_transitions.PartialParse.__init__", "2a"),
+    bug("parse_step keeps 3,000 pipes open once per process", TRANSITIONS,
+        "        ### BEGIN SOLUTION\n        if transition == \"S\":",
+        "        ### BEGIN SOLUTION\n        if not hasattr(PartialParse, 'pipes'):\n"
+        "            PartialParse.pipes = []\n"
+        "            try:\n"
+        "                for _ in range(3000):\n"
+        "                    PartialParse.pipes.append(__import__('os').pipe())\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "        if transition == \"S\":",
+        "parser_transitions.PartialParse.parse_step", "2a"),
+]
+
+
+@pytest.mark.parametrize("leak", LEFT_BEHIND, ids=[b.name for b in LEFT_BEHIND])
+def test_what_a_right_function_leaves_behind_costs_its_callers_nothing(leak, parser_grader, tmp_path):
+    results = parser_grader.graded_bug(leak, tmp_path)
+    assert_complete(results, parser_grader)
+    assert lost_points(results) == []
+    training = [t for t in results.tests if t.number.startswith("4.")]
+    assert all("ran out of" in t.output and "minibatch_parse (question 2b)" in t.output for t in training)

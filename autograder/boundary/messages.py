@@ -37,6 +37,7 @@ class StudentError:
     traceback: str = ""  # the frames in the student's files
     module: str = ""
     target: str = ""
+    resource: str = ""  # "disk", "descriptors" or "memory" when the exception says one ran out
 
     def to_json(self) -> dict:
         return {**asdict(self), "kind": self.kind.value}

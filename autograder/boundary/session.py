@@ -63,6 +63,7 @@ class StudentCodeError(Exception):
     """The student's code did not produce an output. ``str(error)`` is written for the student."""
 
     output: str = ""  # what the student's code printed during the failed call
+    resource: str = ""  # the budget that ran out ("disk", "descriptors", "memory"), if that was the cause
 
 
 class StudentRaised(StudentCodeError):
@@ -73,6 +74,7 @@ class StudentRaised(StudentCodeError):
         self.type_name = error.type
         self.traceback = error.traceback
         self.module = error.module
+        self.resource = error.resource
         super().__init__(_described(error))
 
 
@@ -502,11 +504,13 @@ class BudgetedSession:
         except (PeerClosed, BrokenPipeError):
             reason = self._process.describe_exit() if self._process else "could not start"
             output = self._process.take_output() if self._process else ""
-            self._broke()
-            raise WorkerCrashed(
+            crash = WorkerCrashed(
                 f"the process running your code {reason}"
                 + (f"\nlast output:\n{output[-2000:]}" if output.strip() else "")
-            ) from None
+            )
+            crash.resource = "memory" if self._process and self._process.out_of_memory() else ""
+            self._broke()
+            raise crash from None
         except DocumentTooLarge as exc:
             self._broke()
             raise WorkerMisbehaved(

@@ -22,7 +22,7 @@ from typing import Any
 from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
 
 from autograder.core.config import Assignment
-from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row
+from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row, short_name
 from autograder.grading.collect import TestInfo, declared_tests
 from autograder.grading.contained_helpers import ContainedBridge, bridge_for
 from autograder.grading.ownership import helpers_of, owners, units
@@ -181,6 +181,7 @@ class SafeJSONTestResult(JSONTestResult):
         printed = getattr(test, "student_output", None)
         if printed:
             parts.append(PRINTED + "\n" + "\n".join(printed))
+        ran_out = sorted(set(getattr(test, "ran_out", ())))
         return {
             "name": self.getDescription(test),
             "score": score,
@@ -190,6 +191,7 @@ class SafeJSONTestResult(JSONTestResult):
             "tags": list(self.getTags(test) or ()),
             "visibility": self.getVisibility(test),
             "number": self.getNumber(test),
+            **({"extra_data": {"ran_out": ran_out}} if ran_out and score < weight - 1e-9 else {}),
         }
 
 
@@ -219,11 +221,15 @@ def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
     recording = getattr(source, "recorder", None) is not None
     settled = set() if recording else set(context.get("settled", ()))
     suspects = [_suspects(info, settled) for info in tests]
-    return [
+    rows = [
         _carried_forward(info, row, context, source, helpers)
         if helpers and (recording or row["score"] < info.weight - 1e-9)
         else row
         for info, row, helpers in zip(tests, rows, suspects)
+    ]
+    return [
+        _without_what_ran_out(info, row, context, source) if info.helpers and _ran_out(row) else row
+        for info, row in zip(tests, rows)
     ]
 
 
@@ -258,6 +264,38 @@ def _carried_forward(
     if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
         return row
     return _noted(again, helpers.note(dict(info.helpers)))
+
+
+def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource) -> dict:
+    """A test that failed because the question's disk, descriptors or memory ran out runs once more
+    in a fresh worker, with every other question's function the reference's, full marks or not: a
+    function can pass its own tests and still leave behind what its callers then run out of (a file,
+    open descriptors, shared memory). When that scores better, the row says whose code used it up."""
+    spare = context.get("spare_worker")
+    if spare is None:
+        return row
+    replaced = _suspects(info, set())
+    again, helpers = _rerun(info, context, spare(), source, replaced, compare=False)
+    if again["score"] <= row["score"] + 1e-9 or helpers.unanswered():
+        return row
+    budgets = " and ".join(_BUDGET_WORDS.get(name, name) for name in _ran_out(row))
+    used = sorted((owner, short_name(t)) for t, owner in replaced if t in helpers.used())
+    names = ", ".join(f"{name} (question {owner})" for owner, name in used)
+    return _noted(
+        again,
+        f"With your code this test ran out of {budgets}. Graded again in a fresh process with the "
+        f"course's {names} in place of yours, it scores {again['score']:g} of {info.weight:g}: the "
+        f"{budgets} went to your code of those functions or of what they call, not to this question's, "
+        "so this test keeps that score. Functions must not leave files, open files or memory behind.",
+    )
+
+
+_BUDGET_WORDS = {"disk": "disk space", "descriptors": "open files", "memory": "memory"}
+
+
+def _ran_out(row: dict) -> list[str]:
+    """The budgets (disk, descriptors, memory) the failed calls of a row's test said ran out."""
+    return list(row.get("extra_data", {}).get("ran_out", ()))
 
 
 def _rerun(

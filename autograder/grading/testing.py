@@ -41,6 +41,7 @@ class GradedTestCase(unittest.TestCase):
     def setUp(self) -> None:
         self.student_output: list[str] = []
         self.broken_rules: list[str] = []  # rules every function keeps, broken on the way (see call_full)
+        self.ran_out: list[str] = []  # the budgets the calls that failed said ran out (disk, memory, ...)
 
     # -- calling the student's code -------------------------------------------------------------
 
@@ -61,6 +62,7 @@ class GradedTestCase(unittest.TestCase):
             result = self.worker.call(target, *args, return_args=return_args or student, **kwargs)
         except StudentCodeError as error:
             self._keep_output(target, error.output)
+            self._note_ran_out(error)
             self.fail(f"{_label(target)} [{case}]: {error}")
         self._keep_output(target, result.output)
         if student:
@@ -83,6 +85,7 @@ class GradedTestCase(unittest.TestCase):
         try:
             again = self.worker.call(target, *args, **kwargs)
         except StudentCodeError as error:
+            self._note_ran_out(error)
             self.fail(
                 f"{_label(target)} [{case}]: called a second time with the same inputs, it failed: {error}\n{_AGAIN}"
             )
@@ -94,6 +97,10 @@ class GradedTestCase(unittest.TestCase):
                 f"{_label(target)} [{case}]: called a second time with the same inputs, it gave another "
                 f"result{checks.first_difference(again.value, first.value)}.\n{_AGAIN}"
             )
+
+    def _note_ran_out(self, error: StudentCodeError) -> None:
+        if error.resource:
+            self.ran_out.append(error.resource)
 
     def call(self, target: str, *args: Any, case: str, **kwargs: Any) -> Any:
         return self.call_full(target, *args, case=case, **kwargs).value

@@ -11,6 +11,7 @@ assignment's public fixtures module.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.abc
 import os
@@ -100,6 +101,15 @@ class _ReportedError(Exception):
         self.error = error
 
 
+_EXHAUSTED = {
+    errno.ENOSPC: "disk",
+    errno.EDQUOT: "disk",
+    errno.EFBIG: "disk",
+    errno.EMFILE: "descriptors",
+    errno.ENFILE: "descriptors",
+}
+
+
 def _describe(exc: BaseException, scratch: str) -> dict:
     """Exception type, message and the traceback frames that lie in the student's files."""
     frames = [
@@ -112,7 +122,22 @@ def _describe(exc: BaseException, scratch: str) -> dict:
         message = str(exc)
     except Exception:
         message = "<unprintable message>"
-    return {"type": type(exc).__name__, "message": message[:_TRACEBACK_LIMIT], "traceback": text[-_TRACEBACK_LIMIT:]}
+    return {
+        "type": type(exc).__name__,
+        "message": message[:_TRACEBACK_LIMIT],
+        "traceback": text[-_TRACEBACK_LIMIT:],
+        "resource": _ran_out(exc),
+    }
+
+
+def _ran_out(exc: BaseException) -> str:
+    """Which of the question's budgets ``exc`` says ran out, if any: the grader then asks whose code
+    used it up (:func:`autograder.grading.runner.run_tests`)."""
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return _EXHAUSTED.get(exc.errno, "")
+    return ""
 
 
 def _forget_warnings_shown() -> None:
