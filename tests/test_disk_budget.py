@@ -114,3 +114,29 @@ def test_the_report_names_the_disk_budget_and_how_it_holds(isolation):
     assert ("its folder is a tmpfs of that size" in lines) == isolation.namespaces
     lines = "\n".join(replace(isolation, namespaces=False).report(LIMITS))
     assert "the worker's supervisor adds up its folder every 0.1 s" in lines
+
+
+FLOOD = '''
+import sys
+
+
+def flood(megabytes):
+    """Print ``megabytes`` MB, then say how many."""
+    line = "y" * 1023 + "\\n"
+    for _ in range(megabytes * 1024):
+        sys.stdout.write(line)
+    return megabytes
+'''
+
+
+def test_printed_output_never_reaches_the_host_s_disk(tmp_path, isolation):
+    (tmp_path / "flood.py").write_text(textwrap.dedent(FLOOD))
+    files = {"flood.py": tmp_path / "flood.py"}
+    with WorkerSession(WorkerSpec(files, None, LIMITS, isolation), 60, "4") as worker:
+        worker.call("flood.flood", 1)
+        private = worker._process.private
+        most = Most(lambda: _megabytes(private))
+        with most:
+            result = worker.call("flood.flood", 200)
+        assert result.value == 200 and len(result.output) < 2 * LIMITS.output_kb * 1024
+        assert most.most < 1, f"the grader's folder held {most.most:.0f} MB of printed output"

@@ -314,6 +314,21 @@ def describe_exit_code(code: int | None) -> str:
     return f"exited with status {code} (sys.exit or os._exit in your code?)"
 
 
+def _output_file(private: str) -> int:
+    """Where the worker's stdout and stderr go. A file in memory (memfd), so that a flood of prints
+    never reaches the host's disk: its pages count in the memory budget of the worker that writes
+    them, and the file size limit bounds what one call prints. A file in the private folder where
+    there is no memfd."""
+    if hasattr(os, "memfd_create"):
+        import fcntl
+
+        fd = os.memfd_create("worker-output")
+        # Appending: after take_output empties it, the worker's next print starts at 0 again.
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+        return fd
+    return os.open(os.path.join(private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+
+
 class _Process:
     """One running worker: its pipes, scratch folder and captured output."""
 
@@ -335,7 +350,7 @@ class _Process:
         copy_files(spec.files, self.scratch)
         if spec.isolation.user is not None:
             _give_to(spec.isolation.user, self.scratch)
-        self.output_fd = os.open(os.path.join(self.private, "output"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        self.output_fd = _output_file(self.private)
         request_r, self.request_w = _pipe()
         # Written to with the question's deadline: a worker that stops reading (SIGSTOP, a sleep in a
         # thread while a large request is on its way) would otherwise block the grader for ever.
