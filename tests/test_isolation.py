@@ -147,6 +147,17 @@ def _libc_call(name: str, *args: int) -> Callable[[], None]:
     return call
 
 
+def _ipc_get(name: str, *size: int) -> Callable[[], None]:
+    """A System V ``shmget``/``msgget``/``semget`` of a private object, removed again if made."""
+    def call() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ident = getattr(libc, name)(0, *size, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+        if ident < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        getattr(libc, name.replace("get", "ctl"))(ident, *([0] if name == "semget" else []), 0, None)  # IPC_RMID
+    return call
+
+
 def test_seccomp_filter_allows_unix_sockets_only_and_no_ptrace_mounts_or_namespaces():
     outcome = _in_filtered_child({
         "inet": _socket(socket.AF_INET), "inet6": _socket(socket.AF_INET6),
@@ -156,12 +167,18 @@ def test_seccomp_filter_allows_unix_sockets_only_and_no_ptrace_mounts_or_namespa
         "ptrace": _libc_call("ptrace", 16, os.getppid(), 0, 0),  # PTRACE_ATTACH to the test process
         "unshare": _libc_call("unshare", 0x10000000),  # CLONE_NEWUSER
         "dumpable": _libc_call("prctl", 4, 1, 0, 0, 0),  # PR_SET_DUMPABLE
+        "memfd": lambda: os.close(os.memfd_create("hidden")),
+        "sysv shm": _ipc_get("shmget", 1 << 20),
+        "sysv msg": _ipc_get("msgget"),
+        "sysv sem": _ipc_get("semget", 1),
+        "tmp file": lambda: tempfile.TemporaryFile().close(),
         "fork": lambda: os.waitpid(os.fork() or os._exit(0), 0),  # plain processes still start
         "thread": lambda: (thread := threading.Thread(target=print)).start() or thread.join(),
     })
     refused = {name for name, result in outcome.items() if result == "PermissionError"}
-    assert refused == {"inet", "inet6", "packet", "netlink", "vsock", "ptrace", "unshare", "dumpable"}, outcome
-    assert {outcome[name] for name in ("unix", "socketpair", "fork", "thread")} == {"ok"}
+    assert refused == {"inet", "inet6", "packet", "netlink", "vsock", "ptrace", "unshare", "dumpable", "memfd",
+                       "sysv shm", "sysv msg", "sysv sem"}, outcome
+    assert {outcome[name] for name in ("unix", "socketpair", "fork", "thread", "tmp file")} == {"ok"}
 
 
 def _verdict(program: list[tuple[int, int, int, int]], arch: int, nr: int, arg0: int) -> int:

@@ -109,7 +109,10 @@ class Isolation:
         if self.network_namespace:
             on.append("network: each worker has a network namespace of its own, without interfaces")
         if self.seccomp:
-            on.append("seccomp: sockets of the Unix family only; no ptrace, mounts or new namespaces")
+            on.append(
+                "seccomp: sockets of the Unix family only; no ptrace, mounts, new namespaces, memfds or "
+                "System V shared memory"
+            )
         how = (
             "the kernel counts them, in a memory cgroup per worker"
             if self.memory_cgroup

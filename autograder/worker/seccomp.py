@@ -10,6 +10,10 @@ Installed in the worker before any student code runs, it makes these system call
   of another process, even one of the same user;
 - ``prctl(PR_SET_DUMPABLE)``: the worker stays undumpable, so other processes of its user cannot
   attach to it;
+- ``memfd_create``, ``memfd_secret``, ``shmget``, ``msgget`` and ``semget``: memory that is no file
+  in the worker's own tmpfs mounts and is mapped by no process (so in no resident set) cannot be
+  made, which a memory budget without a cgroup, summing resident sets, would not see (blind attacks:
+  4 GB in memfds, 3 GB of System V segments); no numpy or Python code the assignments need uses them;
 - ``mount``, ``umount2``, ``pivot_root``, ``chroot``, the new mount API, ``unshare``, ``setns`` and a
   ``clone`` that asks for a new namespace: the worker's view of the machine stays the one it was given.
   ``clone3`` fails with ENOSYS instead, whose flags a classic filter cannot read: the C library then
@@ -56,8 +60,8 @@ _X32_SYSCALL_BIT = 0x40000000
 
 ALLOWED_FAMILY = int(socket.AF_UNIX)
 # Calls numbered alike on both architectures: io_uring_setup, the new mount API (open_tree,
-# move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr) and pidfd_getfd.
-_COMMON_REFUSED = (425, 428, 429, 430, 431, 432, 433, 442, 438)
+# move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr), pidfd_getfd and memfd_secret.
+_COMMON_REFUSED = (425, 428, 429, 430, 431, 432, 433, 442, 438, 447)
 _NR_CLONE3 = 435
 
 
@@ -69,7 +73,7 @@ class _Arch:
     nr_clone: int
     nr_prctl: int
     refused: tuple[int, ...]  # ptrace, process_vm_readv/writev, kcmp, mount, umount2, pivot_root,
-    # chroot, unshare, setns
+    # chroot, unshare, setns, memfd_create, shmget, msgget, semget
 
 
 _ARCHES = {
@@ -79,7 +83,7 @@ _ARCHES = {
         nr_socketpair=53,
         nr_clone=56,
         nr_prctl=157,
-        refused=(101, 310, 311, 312, 165, 166, 155, 161, 272, 308) + _COMMON_REFUSED,
+        refused=(101, 310, 311, 312, 165, 166, 155, 161, 272, 308, 319, 29, 68, 64) + _COMMON_REFUSED,
     ),
     "aarch64": _Arch(
         audit_arch=0xC00000B7,
@@ -87,7 +91,7 @@ _ARCHES = {
         nr_socketpair=199,
         nr_clone=220,
         nr_prctl=167,
-        refused=(117, 270, 271, 272, 40, 39, 41, 51, 97, 268) + _COMMON_REFUSED,
+        refused=(117, 270, 271, 272, 40, 39, 41, 51, 97, 268, 279, 194, 186, 190) + _COMMON_REFUSED,
     ),
 }
 
