@@ -15,6 +15,7 @@ import json
 UNCONFINED_EXIT = 70  # the worker could not apply its plan and did not run student code
 MEMORY_EXIT = 71  # the supervisor killed the worker's processes for using more memory together than the budget
 DISK_EXIT = 72  # the supervisor killed them for writing more into the scratch folder than the budget
+CHANNEL_EXIT = 73  # the worker's pipes to the grader broke between two calls (the student's code did it)
 
 
 def _boot(entry: str) -> str:

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from autograder.boundary import memory_cgroup
 from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
-from autograder.boundary.launch import DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
+from autograder.boundary.launch import CHANNEL_EXIT, DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
 from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
 from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
 from autograder.boundary.plan import DiskBudget, Plan, ResourceLimits, View
@@ -298,6 +298,12 @@ def describe_exit_code(code: int | None) -> str:
     status (negative: the signal that ended it), None if it is still running."""
     if code is None:
         return "stopped answering"
+    if code == CHANNEL_EXIT:
+        return (
+            "ended when its pipes to the grader broke between two calls: does your code read from, "
+            "close or change file descriptors it did not open (a thread reading them, os.closerange, "
+            "os.set_blocking)?"
+        )
     if code < 0:
         try:
             name = signal.Signals(-code).name

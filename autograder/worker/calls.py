@@ -19,11 +19,12 @@ import random
 import sys
 import traceback
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
+from autograder.boundary.launch import CHANNEL_EXIT
 from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
 from autograder.boundary.protocol import (
     Decoder,
@@ -267,10 +268,23 @@ def serve(
             document, arrays = reader.read()
         except PeerClosed:
             return
+        except (OSError, ProtocolError):
+            _channel_broken()
         reply = worker.handle(document, arrays)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except BaseException:  # the student may have replaced or closed the stream
                 pass
-        write_all(reply_fd, reply)
+        try:
+            write_all(reply_fd, reply)
+        except OSError:
+            _channel_broken()
+
+
+def _channel_broken() -> NoReturn:
+    """Only the student's code can break the pipes to the grader between two calls (a thread of
+    theirs reading them, a descriptor closed or made non-blocking). The exit status says so: what
+    the worker printed now would count as the previous call's output, and the framework's
+    traceback is nothing the student can act on."""
+    os._exit(CHANNEL_EXIT)
