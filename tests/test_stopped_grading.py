@@ -103,3 +103,18 @@ def test_a_sweep_leaves_unclaimed_folders_and_removes_nothing_a_claim_names_else
     os.close(claim(private, str(outside)))  # a claim that names a folder not of a worker
     assert remove_leftovers(shutil.rmtree) == [private]
     assert Path(starting).exists() and outside.exists()
+
+
+def test_old_folders_without_a_claim_go_and_young_or_named_ones_stay(tmp):
+    old = time.time() - 3600
+    stale = [tempfile.mkdtemp(prefix="ag-grader-"), tempfile.mkdtemp(prefix="ag-worker-")]  # from before claims
+    starting = tempfile.mkdtemp(prefix="ag-grader-")  # a grader between mkdtemp and its claim
+    live_scratch, live_private = tempfile.mkdtemp(prefix="ag-worker-"), tempfile.mkdtemp(prefix="ag-grader-")
+    held = claim(live_private, live_scratch)
+    for folder in stale + [live_scratch, live_private]:
+        os.utime(folder, (old, old))
+    try:
+        assert sorted(remove_leftovers(shutil.rmtree)) == sorted(stale)
+        assert Path(starting).exists() and Path(live_scratch).exists() and Path(live_private).exists()
+    finally:
+        os.close(held)
