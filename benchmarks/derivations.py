@@ -98,13 +98,19 @@ def measure(labelled: list[dict], questions: dict, details: bool) -> bool:
 
 
 def main() -> None:
-    parser = argument_parser(__doc__, __file__, "", "--details")
+    parser = argument_parser(
+        __doc__, __file__, "", "--details", "--set benchmarks/data/derivation_answers_blind3.yaml --details"
+    )
     parser.add_argument("--details", action="store_true", help="list every answer whose verdict is not its label")
+    parser.add_argument(
+        "--set", type=Path, metavar="YAML", help="measure this labelled set only (a new set's first run)"
+    )
     options = parser.parse_args()
     questions = {name: derivation_questions(load_assignment(name)) for name in ("word2vec", "parser")}
     print(machine())
     sound = True
-    for name, path in SETS.items():
+    sets = {"the set given": options.set.resolve()} if options.set else SETS
+    for name, path in sets.items():
         labelled = yaml.safe_load(path.read_text())
         print(f"\n{name}: {len(labelled)} answers from {path.relative_to(REPO)}")
         sound = measure(labelled, questions, options.details) and sound

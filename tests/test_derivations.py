@@ -537,6 +537,28 @@ def test_messages_name_sizes_and_the_derivative_asked_for(questions):
     bare = _verdict(questions, "2c-ii", r"$$\frac{\partial J}{\partial u_w} = n\,\sigma(u_w^T v_c)\,v_c$$")
     assert "n counts every word; write n_w" in bare.parts[0].note and bare.status == "unreadable"
 
+def test_definitions_are_read_in_the_order_they_need_at_any_depth(questions):
+    """Backprop written top down, five deep: each name is defined with the next, defined later."""
+    chain = (r"$$\frac{\partial J}{\partial x} = a_1 W_1^T$$ where $a_1 = a_2 \odot a_3$, "
+             r"$a_3 = \sigma'(z_1)$, $a_2 = a_4 W_2^T$, $a_4 = a_5$ and $a_5 = \hat y - y$.")
+    verdict = _verdict(questions, "1d-i", chain)
+    assert verdict.status == "equal", verdict.summary()
+
+
+def test_a_name_whose_definition_cannot_be_read_means_nothing_else(questions):
+    """a_2 is the answer's own name; with its definition unreadable it must not become entry 2 of h
+    (a, a spelling of h, with a subscript), and the message says what is missing."""
+    missing = (r"$$\frac{\partial J}{\partial x} = a_1 W_1^T$$ where $a_1 = a_2 \odot \sigma'(z_1)$ and "
+               r"$a_2 = g W_2^T$.")
+    verdict = _verdict(questions, "1d-i", missing)
+    assert verdict.status == "unreadable", verdict.summary()
+    assert "a_{2} is defined as 'g W_2^T', which cannot be read: g is not a symbol" in verdict.parts[0].note
+    circular = (r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^T$$ where $\delta_1 = \delta_2 \odot "
+                r"\sigma'(z_1)$ and $\delta_2 = \delta_1 W_2^T$.")
+    verdict = _verdict(questions, "1d-i", circular)
+    assert verdict.status == "unreadable" and "delta_{1} is defined as" in verdict.parts[0].note, verdict.summary()
+
+
 # ------------------------------------------------------------------------- the reference and the labelled set
 
 

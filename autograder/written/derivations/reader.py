@@ -216,17 +216,38 @@ class Vocabulary:
         self.defined_as = {s.latex: s.define for s in notation.symbols if s.define}  # h: \sigma(z_1)
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
+        self.unread_definitions: dict[str, str] = {}  # the answer's own names it defined unreadably
 
     def defines(self, key: str) -> bool:
         """Whether an answer may define ``key``: any name but a part of a family (``u_w``), which
-        stands for a row or entry of a symbol it may define instead. A definition of a handout's
-        name (``a = x W_1 + b_1`` where ``a`` also spells ``h``) is the answer's meaning of it."""
+        stands for a row or entry of a symbol it may define instead; under a number (``a_2``,
+        ``h_3``) it is a name of the answer's own. A definition of a handout's name
+        (``a = x W_1 + b_1`` where ``a`` also spells ``h``) is the answer's meaning of it."""
         stem, _, index = key.partition("_")
-        return not (index and stem in self.families)
+        return not (index and stem in self.families) or index.isdigit()
 
     def with_definition(self, key: str, node: Node) -> Vocabulary:
         defined = copy.copy(self)  # the notation's names shared, the answer's own copied
         defined.definitions = {**self.definitions, key: node}
+        return defined
+
+    def own_name(self, key: str) -> bool:
+        """Whether ``key`` is a name only the answer gives a meaning: no symbol of the notation, no
+        part of a family under a letter (``u_w``); ``a_2`` is one, though ``a`` spells ``h``."""
+        stem, _, index = key.partition("_")
+        kronecker = stem == "delta" and len(index) == 2 and index.isalpha()  # \delta_{wo}
+        return key not in self.symbols and not kronecker and (not index or stem not in self.families or index.isdigit())
+
+    def meaning_given(self, key: str) -> bool:
+        r"""Whether the notation gives ``key`` a meaning of its own (``u_w``, ``\delta_{wo}``), which
+        it keeps when the answer's definition of it cannot be read; a symbol's is not one."""
+        return not self.own_name(key) and key not in self.symbols
+
+    def with_unread_definitions(self, definitions: dict[str, str]) -> Vocabulary:
+        """The answer's own names defined as ``definitions`` (LaTeX) that are not read yet: until
+        they are, or when they cannot be, they mean nothing else (``a_2`` is no entry of ``a``)."""
+        defined = copy.copy(self)
+        defined.unread_definitions = {**self.unread_definitions, **definitions}
         return defined
 
     def entry_defined(self, key: str) -> tuple[str, str] | None:
@@ -814,6 +835,8 @@ class _Reader:
             raise ReadError("no notation to read names with")
         if atom.key in vocabulary.definitions:  # the answer's own meaning of a name comes first
             return vocabulary.definitions[atom.key]
+        if atom.key in vocabulary.unread_definitions:  # a name of its own has no other meaning
+            raise ReadError(_unread_definition(atom, vocabulary))
         if atom.key in vocabulary.symbols:
             symbol = vocabulary.symbols[atom.key]
             if symbol in vocabulary.entry_definitions:  # defined entry by entry: \hat y_w = ...
@@ -877,6 +900,22 @@ def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
         if len(rest) == 2 and rest[0] in "+-" and rest[1].isdigit():
             return name, int(rest[1]) * (1 if rest[0] == "+" else -1)
     raise ReadError(f"the sum's upper limit '{''.join(texts)}' is not read; write a size such as K or |V|")
+
+
+def _unread_definition(atom: Atom, vocabulary: Vocabulary) -> str:
+    """Why a name the answer defined cannot be read: what its definition needs that is missing."""
+    latex = vocabulary.unread_definitions[atom.key]
+    shown = " ".join(latex.split())
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    others = {**vocabulary.unread_definitions}
+    del others[atom.key]
+    try:  # read with the other unread names missing: the error names what is really missing
+        without = copy.copy(vocabulary)
+        without.unread_definitions = others
+        read(latex, without)
+    except ReadError as error:
+        return f"{_shown_atom(atom)} is defined as '{shown}', which cannot be read: {error}"
+    return f"{_shown_atom(atom)} is defined as '{shown}', which cannot be read"
 
 
 def _shown_atom(atom: Atom) -> str:

@@ -33,7 +33,6 @@ from autograder.written.derivations.tree import Entry, Name, Node, Number, Part,
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
 TRIALS = 3
-DEFINITION_PASSES = 4  # a chain of definitions written in reverse order, up to this deep
 _RELATIVE = 1e-9  # float64 computations of one formula agree to about 1e-14
 _SHAPES = "its shapes do not fit"
 Status = Literal["equal", "not equal", "unreadable"]
@@ -295,12 +294,24 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
     for the last part of its definition that can be read, as the student wrote it. A handout's name
     set to a name or a number (``\\hat y = y`` in "it is zero when ...") is a condition, not a
     definition. An entry under a letter of the answer's own (``\\hat y_w = \\sigma(u_w^\\top v_c)``)
-    defines every entry. A definition that uses a name defined after it (backprop written top down:
-    ``\\delta_1 = \\delta_2 W_2^\\top ...`` before ``\\delta_2 = \\hat y - y``) is read again once
-    that name is known, up to DEFINITION_PASSES times. ``later``: equations below the final formula
-    ("where $\\delta_1 = ...$"), which define only what the answer above did not."""
+    defines every entry. Definitions are read in the order their names need, at any depth: backprop
+    written top down (``\\delta_1 = \\delta_2 W_2^\\top ...`` before ``\\delta_2 = \\hat y - y``)
+    is read bottom up: a name of the answer's own (:meth:`Vocabulary.own_name`) means nothing until
+    its definition is read, so a definition that uses it waits for it. One whose definition cannot
+    be read (a name it needs is missing, or two need each other) never falls back to another meaning
+    (``a_2`` as entry 2 of ``a``, a spelling of ``h``): a formula that uses it is unreadable, and
+    says why. ``later``: equations below the final formula ("where $\\delta_1 = ...$"), which
+    define only what the answer above did not."""
     pending = list(equations)
-    for _ in range(DEFINITION_PASSES):
+    declared = {key: e.parts[-1] for e in pending if e.left and (key := defined_name(e.left, vocabulary)) is not None}
+    vocabulary = vocabulary.with_unread_definitions(
+        {
+            key: latex
+            for key, latex in declared.items()
+            if vocabulary.own_name(key) and key not in vocabulary.definitions
+        }
+    )
+    while pending:  # each round defines at least one more name, or ends
         unread = []
         for equation in pending:
             defined = _defined(equation, vocabulary, later)
@@ -311,7 +322,10 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
         if len(unread) == len(pending):
             break
         pending = unread
-    return vocabulary
+    unreadable = {key: e.parts[-1] for e in pending if (key := defined_name(e.left, vocabulary)) is not None}
+    return vocabulary.with_unread_definitions(
+        {key: latex for key, latex in unreadable.items() if not vocabulary.meaning_given(key)}
+    )
 
 
 def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabulary | None:
