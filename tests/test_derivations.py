@@ -545,6 +545,23 @@ def test_definitions_are_read_in_the_order_they_need_at_any_depth(questions):
     assert verdict.status == "equal", verdict.summary()
 
 
+def test_a_function_the_answer_defines_means_what_it_defines(questions):
+    """sigma' defined wrongly (sigma(x) sigma(1-x), a real student's error) and then used: not the
+    true derivative; defined rightly: equal; ReLU' defined by cases in words: not read, so unreadable."""
+    use = (r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \odot \sigma'(z_1)\big) W_1^\top$$")
+    wrong = _verdict(questions, "1d-i", r"We have $\sigma'(x) = \sigma(x)\,\sigma(1-x)$, so" + "\n\n" + use)
+    assert wrong.status == "not equal", wrong.summary()
+    right = _verdict(questions, "1d-i", r"We have $\sigma'(t) = \sigma(t)(1-\sigma(t))$, so" + "\n\n" + use)
+    assert right.status == "equal", right.summary()
+    cases = _verdict(questions, "1c-i", r"Define $\mathrm{ReLU}'(z) = 1$ if $z > 0$ and $0$ otherwise. "
+                     r"$$\frac{\partial h}{\partial x} = \mathrm{diag}(\mathrm{ReLU}'(xW + b_1)) W^\top$$", "parser")
+    assert cases.status == "unreadable" and "relu' is defined in the answer" in cases.parts[0].note, cases.summary()
+    table = _verdict(questions, "1c-i", r"Define $\mathrm{ReLU}'(z) = \begin{cases} 1 & z > 0 \\ 0 & "
+                     r"\text{otherwise}\end{cases}$. $$\frac{\partial h}{\partial x} = "
+                     r"\mathrm{diag}(\mathrm{ReLU}'(xW + b_1)) W^\top$$", "parser")
+    assert table.status == "equal", table.summary()
+
+
 def test_a_name_whose_definition_cannot_be_read_means_nothing_else(questions):
     """a_2 is the answer's own name; with its definition unreadable it must not become entry 2 of h
     (a, a spelling of h, with a subscript), and the message says what is missing."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from autograder.written.derivations.tree import (
     Call,
+    Defined,
     Entry,
     IndexExpression,
     IndexName,
@@ -108,6 +109,8 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
         return evaluate(node.operand, scope).T
     if isinstance(node, Call):
         return _call(node.function, evaluate(node.argument, scope))
+    if isinstance(node, Defined):
+        return _applied(node, evaluate(node.argument, scope), scope)
     if isinstance(node, Let):
         return _with(node.letter, (index_value(node.index, scope), ""), node.body, scope)
     if isinstance(node, Tabulate):
@@ -149,6 +152,19 @@ def _binding(name: str, scope: Scope) -> tuple[int, str]:
             f"it uses the index {name}, which no sum runs over and the question does not name (a dropped sum?)"
         )
     return scope.bound[name]
+
+
+def _applied(node: Defined, argument: np.ndarray, scope: Scope) -> np.ndarray:
+    """A function the answer defined, its parameter standing for ``argument``, restored after."""
+    saved = scope.symbols.get(node.parameter)
+    scope.symbols[node.parameter] = argument
+    try:
+        return evaluate(node.body, scope)
+    finally:
+        if saved is None:
+            scope.symbols.pop(node.parameter, None)
+        else:
+            scope.symbols[node.parameter] = saved
 
 
 def _with(letter: str, binding: tuple[int, str], node: Node, scope: Scope) -> np.ndarray:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from autograder.written.derivations.notation import Notation
 from autograder.written.derivations.tree import (
     Call,
+    Defined,
     Entry,
     IndexExpression,
     IndexName,
@@ -217,6 +218,7 @@ class Vocabulary:
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
         self.unread_definitions: dict[str, str] = {}  # the answer's own names it defined unreadably
+        self.functions: dict[str, tuple[str, Node | None]] = {}  # sigma' -> (parameter, body; None: unread)
 
     def defines(self, key: str) -> bool:
         """Whether an answer may define ``key``: any name but a part of a family (``u_w``), which
@@ -230,6 +232,23 @@ class Vocabulary:
         defined = copy.copy(self)  # the notation's names shared, the answer's own copied
         defined.definitions = {**self.definitions, key: node}
         return defined
+
+    def with_function(self, function: str, parameter: str, body: Node | None) -> Vocabulary:
+        """``function`` (``sigma'``) defined by the answer as ``body`` of ``parameter`` (a symbol),
+        or, with ``body`` None, defined in a way that cannot be read: then it means nothing else."""
+        defined = copy.copy(self)
+        defined.functions = {**self.functions, function: (parameter, body)}
+        return defined
+
+    def with_parameter(self, letter: str) -> tuple[Vocabulary, str]:
+        """The vocabulary in which ``letter`` is a function's parameter, and the symbol it reads as:
+        the notation's own (``x``, ``z`` for ``z_1``) or, for another letter, itself."""
+        key = key_of(letter)
+        if key in self.symbols:
+            return self, self.symbols[key]
+        defined = copy.copy(self)
+        defined.symbols = {**self.symbols, key: letter}
+        return defined, letter
 
     def own_name(self, key: str) -> bool:
         """Whether ``key`` is a name only the answer gives a meaning: no symbol of the notation, no
@@ -316,6 +335,29 @@ def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
     except ReadError:
         return None
     return atom.key if atom is not None and reader.at_end() else None
+
+
+def defined_function(left: str) -> tuple[str, str] | None:
+    """(the function, its parameter's letter) when a left side defines a function of one letter
+    (``\\sigma'(x)``, ``\\mathrm{ReLU}'(z)``, ``f(t)`` is no function of ours); else None."""
+    try:
+        reader = _Reader(tokens(left), None)
+        function = reader.function_name()
+        if not function:
+            return None
+        while reader.peek().text == "'" or (reader.peek().text == "^" and reader.peek(1).text in ("'", "\\prime")):
+            if reader.take().text == "^":
+                reader.take()
+            function = function if function.endswith("'") else function + "'"
+        if reader.peek().text not in _OPEN:
+            return None
+        closing = _OPEN[reader.take().text]
+        parameter = reader.take()
+        if parameter.kind != "letter" or reader.take().text != closing or not reader.at_end():
+            return None
+    except ReadError:
+        return None
+    return function, parameter.text
 
 
 def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
@@ -601,9 +643,17 @@ class _Reader:
         else:
             raise ReadError(f"{function} needs its argument in brackets")
         if derivative:
-            if function not in ("sigma", "relu"):
-                raise ReadError(f"it uses the derivative of {function}; only sigma' and ReLU' are read")
             function += "'"
+        if self.vocabulary is not None and function in self.vocabulary.functions:
+            parameter, body = self.vocabulary.functions[function]
+            if body is None:
+                raise ReadError(
+                    f"{function} is defined in the answer in a way that cannot be read (a constant, or cases "
+                    "in words?); define it as a formula, with \\begin{cases} for cases, or use the notation's"
+                )
+            return Defined(function, parameter, body, argument)
+        if derivative and function not in ("sigma'", "relu'"):
+            raise ReadError(f"it uses the derivative of {function[:-1]}; only sigma' and ReLU' are read")
         return Call(function, argument)
 
     def maximum(self) -> Node:

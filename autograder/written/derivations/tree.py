@@ -102,6 +102,18 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Defined:
+    """A function the answer defined (``\\sigma'(x) = \\sigma(x)(1 - \\sigma(x))``) applied to
+    ``argument``: ``body`` computed with the symbol ``parameter`` standing for the argument's value.
+    It means what the answer defined, not what the notation's function of that name is."""
+
+    function: str
+    parameter: str
+    body: Node
+    argument: Node
+
+
+@dataclass(frozen=True)
 class Indicator:
     """``\\mathbb{1}[left > right]``, entry by entry; ``relation`` ``≥`` for ``\\geq``, ``=`` for
     ``\\mathbb{1}[y_i = 1]``."""
@@ -157,6 +169,7 @@ Node = (
     | Power
     | Transpose
     | Call
+    | Defined
     | Indicator
     | Summation
     | Let
@@ -171,7 +184,7 @@ def children(node: Node) -> tuple[Node, ...]:
         return (node.operand,)
     if isinstance(node, Power):
         return (node.base,)
-    if isinstance(node, Call):
+    if isinstance(node, (Call, Defined)):  # a defined function's body is in terms of its parameter
         return (node.argument,)
     if isinstance(node, (Summation, Let, Tabulate)):
         return (node.body,)
@@ -219,6 +232,8 @@ def shown(node: Node) -> str:
         return f"{_grouped(node.operand)}^T"
     if isinstance(node, Call):
         return f"{node.function}({shown(node.argument)})"
+    if isinstance(node, Defined):
+        return f"{node.function}({shown(node.argument)}) as defined, {shown(node.body)}"
     if isinstance(node, Indicator):
         return f"1[{shown(node.left)} {node.relation} {shown(node.right)}]"
     if isinstance(node, Let):

@@ -28,7 +28,7 @@ from autograder.written.derivations.final import (
     final_formula,
 )
 from autograder.written.derivations.notation import Convention, Notation, Target
-from autograder.written.derivations.reader import ReadError, Vocabulary, defined_name, key_of, read
+from autograder.written.derivations.reader import ReadError, Vocabulary, defined_function, defined_name, key_of, read
 from autograder.written.derivations.tree import Entry, Name, Node, Number, Part, Transpose, has_dot, kinks, shown
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
@@ -331,6 +331,9 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
 def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabulary | None:
     """``vocabulary`` with what ``equation`` defines (itself when it defines nothing), or None for a
     definition none of whose parts can be read with it yet."""
+    function = defined_function(equation.left) if equation.left else None
+    if function is not None:
+        return _function_defined(equation, vocabulary, *function)
     key = defined_name(equation.left, vocabulary) if equation.left else None
     entry = vocabulary.entry_defined(key) if key else None  # \hat y_w = ...: every entry of \hat y
     if key is None or not (entry or vocabulary.defines(key)):
@@ -348,6 +351,22 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
             return vocabulary  # the handout's own definition restated: its name reads better in feedback
         return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
     return None
+
+
+def _function_defined(equation: Equation, vocabulary: Vocabulary, function: str, letter: str) -> Vocabulary:
+    """``vocabulary`` with ``function`` meaning what the answer defines it as (``\\sigma'(x) =
+    \\sigma(x)\\sigma(1-x)`` is that, not the true derivative), by the last part that can be read;
+    when none can, it means nothing, rather than what the notation's function of that name is."""
+    inside, parameter = vocabulary.with_parameter(letter)
+    for part in reversed(equation.parts):
+        try:
+            body, _ = read(as_indicators(part), inside)
+        except ReadError:
+            continue
+        if isinstance(body, Number):  # "ReLU'(z) = 1 if z > 0, 0 otherwise": its cases in words, unread
+            break
+        return vocabulary.with_function(function, parameter, body)
+    return vocabulary.with_function(function, parameter, None)
 
 
 def _the_handouts(symbol: str, node: Node, vocabulary: Vocabulary) -> bool:
