@@ -16,7 +16,7 @@ from autograder.core.config import load_assignment
 from autograder.written.answers import AnswerSheet, read_answers, read_markdown
 from autograder.written.check_written import check_answers
 from autograder.written.intent import Guesser, question_words, words
-from autograder.written.labels import bold_label, could_mean, read_label, split_label
+from autograder.written.labels import bold_label, could_mean, read_label, sectioning, split_label
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
@@ -289,3 +289,29 @@ def test_a_form_feed_in_an_answer_moves_no_line():
     sheet = placed("## 1b-i\nAnswer: $\x0crac{1}{1-p}$\n## 1b-ii\nIn training only.\n", PARSER_IDS)
     assert sheet.text("1b-i") == "Answer: $\x0crac{1}{1-p}$"
     assert sheet.text("1b-ii") == "In training only."
+
+
+BLIND_WRITE_UPS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "writeups_blind3"
+
+
+@pytest.mark.parametrize("labels", sorted(BLIND_WRITE_UPS.glob("*.labels.yaml")), ids=lambda p: p.name)
+def test_a_blind_write_up_s_answers_land_under_their_questions_or_are_reported_naming_them(labels):
+    """Issue 25's write-ups, written blind with where each answer starts: pasted below the sheet
+    ("## Problem 1 (c)", "**Problem 2**", "\\subsection*{(b)(i)}"), in LaTeX sectioning only, and in
+    the student's own numbering. Every answer is under its question, or a report names it."""
+    import yaml
+
+    expected = yaml.safe_load(labels.read_text())
+    text = (BLIND_WRITE_UPS / expected["file"]).read_text()
+    ids = PARSER_IDS if expected["file"].startswith("parser") else WORD2VEC_IDS
+    sheet = placed(text, ids)
+    reports = "\n".join(sheet.problems + [u.reason + " " + u.text for u in sheet.unplaced])
+    for answer in expected["answers"]:
+        question, start = answer["question"], answer["first_words"]
+        landed = sheet.text(question).startswith(start)
+        assert landed or re.search(rf"\b{re.escape(question)}\b", reports), (question, sheet.text(question)[:80])
+    instructions = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)  # the sheet's, not answers
+    twice = [a["first_words"] for a in expected["answers"] if f"{a['question']} is answered twice" in reports]
+    dropped = [line for line in accounted_for(sheet, instructions)
+               if sectioning(line) is None and not line.startswith(tuple(twice))]  # reported as a second answer
+    assert dropped == []

@@ -29,8 +29,10 @@ work, and under a heading "## {n}{l}" a heading "### ({r})" means {n}{l}-{r}. Yo
 ("### Derivation", "##### Answer:", your own numbering) belong to the answer above them, unless
 they name another question in full ("### {n}{l}-{s}"). One that could mean another question, such
 as "### ({l})({s})" under "## {n}{l}-{r}", keeps its text where it is and is reported: reword it. A bold
-label starting a paragraph ("**({l})({r})**") counts as a heading. Text under no question's heading is
-not graded. For a question graded automatically, put your final answer on a line of its own that
+label starting a paragraph ("**({l})({r})**") and LaTeX sectioning ("\\subsection*{{{n}({l})({r})}}") count as
+headings; a heading with another number ("**Problem 2**" below "## Problem 1 (c)") ends the answer
+above it, and one naming a part with a single written question names that question. Text under no
+question's heading is not graded. For a question graded automatically, put your final answer on a line of its own that
 starts with "Answer:".
 
 Before you submit, check this file:  python -m autograder check-written {name} written.md

@@ -22,7 +22,17 @@ from autograder.core.submission import is_submitted_file
 from autograder.written.answer_file import AnswersError, NotebookCell, check_markdown_length, load_notebook, read_text
 from autograder.written.blocks import BlockParser
 from autograder.written.handout_data import handout_data
-from autograder.written.labels import Label, bold_label, could_mean, match_label, read_label, written_question_in_full
+from autograder.written.labels import (
+    Label,
+    Match,
+    bold_label,
+    could_mean,
+    match_label,
+    read_label,
+    sectioning,
+    the_part_s_only_question,
+    written_question_in_full,
+)
 from autograder.written.time_limit import ChildFailed, TimeLimitExceeded, run_with_time_limit
 
 PLACEHOLDER = "*Write your answer here.*"
@@ -161,6 +171,9 @@ def _markers(text: str, lines: list[str]) -> list[_Marker]:
                 bold = bold_label(lines[line])
                 if bold is not None:
                     found.append(_Marker(line, level + 0.5, bold[0], read_label(bold[0]), (line, bold[1]), True))
+                elif (section := sectioning(lines[line])) is not None:
+                    title, depth, end = section
+                    found.append(_Marker(line, level + depth, title, read_label(title), (line, end), False))
     return found
 
 
@@ -211,6 +224,8 @@ class _Placer:
         resolved = marker.label.within(self._inside())
         self.context.append((marker.level, resolved, marker.heading()))
         found = match_label(resolved, self.ids)
+        if (only := the_part_s_only_question(marker.label, self.ids)) is not None:
+            found = Match(only, False, None)
         if found.question is not None:
             self.current = _Open(
                 found.question,
@@ -234,7 +249,8 @@ class _Placer:
 
     def _stays_inside(self, marker: _Marker) -> bool:
         """Whether a marker deeper than the open answer's leaves its text in that answer: it does
-        unless it names another written question in full ("### 2b-iii"). One that could mean
+        unless it names another written question in full ("### 2b-iii") or another number of the
+        course ("**Problem 2**" below "## Problem 1 (d)"). One that could mean
         another question ("### (b)(iii)" in 2b-ii) stays too, and is reported: text never moves
         to another question on a guess."""
         if marker.label is None:
@@ -244,6 +260,8 @@ class _Placer:
         named = written_question_in_full(marker.label, self.ids)
         if named not in (None, question) and not self.fixed:
             return False
+        if marker.label.number not in (None, _number(question)) and not self.fixed:
+            return False  # "**Problem 2**" below "## Problem 1 (d)": another part of the course begins
         self._leave(marker.level)
         inside = self._inside()
         self.context.append((marker.level, marker.label.within(inside), marker.heading()))
@@ -320,6 +338,11 @@ class _Placer:
                     )
                 )
         self.current, self.region = None, None
+
+
+def _number(question: str) -> str:
+    """The number a question id starts with: "1" of "1d-i"."""
+    return question[: len(question) - len(question.lstrip("0123456789"))]
 
 
 def read_markdown(

@@ -5,7 +5,9 @@ Parts left out are taken from the enclosing headings, so "### (i)" under "## 2a"
 "## (b)(ii)" under "# Part 1" names 1b-ii. A bare letter or numeral ("A note", "I think") is a label
 only when punctuation follows it ("b.", "i)"), so ordinary headings are not mistaken for labels.
 
-A bold label at the start of a paragraph ("**(b)(ii)** We have...") is read like a heading's.
+A bold label at the start of a paragraph ("**(b)(ii)** We have...") is read like a heading's, and
+so is LaTeX sectioning pasted from Overleaf (``\\subsection*{2(b)(i)}``). A label that names a part
+with one written question ("## 1c", "Problem 1 (c)" where 1c-i is 1c's only one) names it.
 """
 
 from __future__ import annotations
@@ -89,6 +91,21 @@ def split_label(heading: str) -> tuple[Label | None, str]:
     return Label(number.group() if number else None, letter, part), rest.strip(" .:)-\t")
 
 
+# LaTeX sectioning pasted from Overleaf, at the start of a line: its depth below the Markdown
+# heading above it (deeper than a bold label's half level), and its title.
+_SECTIONING = re.compile(r"^ {0,3}\\(?P<kind>section|subsection|subsubsection|paragraph)\*?\{(?P<title>[^{}\n]*)\}")
+SECTION_DEPTH = {"section": 0.6, "subsection": 0.7, "subsubsection": 0.8, "paragraph": 0.9}
+
+
+def sectioning(line: str) -> tuple[str, float, int] | None:
+    """The title of a LaTeX sectioning command starting ``line`` (``\\subsection*{(b)(i)}``), its
+    depth below the heading above it and where the line's text after it starts; None otherwise."""
+    match = _SECTIONING.match(line)
+    if match is None:
+        return None
+    return match["title"].strip(), SECTION_DEPTH[match["kind"]], match.end()
+
+
 def bold_label(line: str) -> tuple[str, int] | None:
     """The text of a bold label starting ``line`` ("**(b)(ii)** We have" -> "(b)(ii)") and where
     the line's text after it starts; None when the line does not start with a bold label."""
@@ -138,6 +155,16 @@ def match_label(label: Label, written_ids: list[str]) -> Match:
             None, False, f"it could be {' or '.join(candidates)}; write the number too (for example '{candidates[0]}')"
         )
     return Match(None, False, f"no written question ends in {suffix}")
+
+
+def the_part_s_only_question(label: Label, written_ids: list[str]) -> str | None:
+    """The one written question of the part a label names with its number ("## 1c", "Problem 1
+    (c)": 1c-i where that is 1c's only one), else None. Only a label that says its number: a
+    student's own "(d)" inside an answer names no question of part d."""
+    if label.number is None or label.letter is None or label.part is not None:
+        return None
+    only = [q for q in written_ids if q.startswith(f"{label.question_id}-")]
+    return only[0] if len(only) == 1 else None
 
 
 def written_question_in_full(label: Label, written_ids: list[str]) -> str | None:
