@@ -69,9 +69,10 @@ def test_sums_indicators_diag_and_softmax_written_out(questions):
         r"\mathrm{diag}(\mathbb{1}[xW + b_1 > 0])\, W^\top",
         r"\operatorname{diag}\left(\mathbf{1}\{xW + b_1 > 0\}\right) W^T",
         r"\text{diag}(\mathrm{ReLU}'(z)) W^\top",
-        r"W\, \mathrm{diag}(\mathbb 1[h > 0])",  # the Jacobian transposed, as some courses write it
+        r"W\, \mathrm{diag}(\mathbb 1[h > 0])",  # the Jacobian transposed, said so, as some courses write it
     ):
-        verdict = _verdict(questions, "1c-i", f"$$\\frac{{\\partial h}}{{\\partial x}} = {latex}$$", "parser")
+        said = "In denominator layout: " if latex.startswith("W") else ""
+        verdict = _verdict(questions, "1c-i", f"{said}$$\\frac{{\\partial h}}{{\\partial x}} = {latex}$$", "parser")
         assert verdict.status == "equal", (latex, verdict.summary())
     softmax = r"$$\frac{\partial J}{\partial l} = \frac{e^{l}}{\sum_c e^{l_c}} - y$$"
     assert _verdict(questions, "1c-ii", softmax, "parser").status == "equal"
@@ -560,6 +561,15 @@ def test_a_function_the_answer_defines_means_what_it_defines(questions):
                      r"\text{otherwise}\end{cases}$. $$\frac{\partial h}{\partial x} = "
                      r"\mathrm{diag}(\mathrm{ReLU}'(xW + b_1)) W^\top$$", "parser")
     assert table.status == "equal", table.summary()
+
+
+def test_the_transposed_jacobian_is_right_only_where_the_answer_says_so(questions):
+    """The parser's 1c-i accepts the n x D_h layout when the answer states it, as its handout says."""
+    formula = r"$$\frac{\partial h}{\partial x} = W \operatorname{diag}(\mathbb{1}[xW + b_1 > 0])$$"
+    unstated = _verdict(questions, "1c-i", formula, "parser")
+    assert unstated.status == "not equal", unstated.summary()
+    stated = _verdict(questions, "1c-i", "In denominator layout (n x D_h):\n\n" + formula, "parser")
+    assert stated.status == "equal", stated.summary()
 
 
 def test_a_name_whose_definition_cannot_be_read_means_nothing_else(questions):

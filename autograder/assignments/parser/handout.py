@@ -58,14 +58,27 @@ LAYER = Notation(
     ),
 )
 
+# How an answer says its Jacobian is the transpose: "denominator layout", "n x D_h" (as a shape),
+# "transposed Jacobian", "rows indexed by j".
+JACOBIAN_TRANSPOSED = (
+    r"denominator[- ]layout|\bn\s*(?:\\times|×|x|\*)\s*D_?\{?h\b|transposed\s+jacobian|jacobian\s+transposed"
+    r"|rows?\s+(?:are\s+)?indexed\s+by\s+\$?j"
+)
+
 DERIVATIONS = {
-    # The Jacobian as the handout orders it (D_h x n), or transposed (n x D_h) as some courses do.
+    # The Jacobian as the handout orders it (D_h x n), or transposed (n x D_h) as some courses do,
+    # where the answer says so (the handout's 1c-i says both).
     "1c-i": DerivationQuestion(
         LAYER,
         (Target("x", of="h"),),
         (
             ROW_VECTORS,
-            Convention("row vectors, the Jacobian transposed", "row", answer_transposed=True),
+            Convention(
+                "row vectors, the Jacobian transposed",
+                "row",
+                answer_transposed=True,
+                stated_by=JACOBIAN_TRANSPOSED,
+            ),
             COLUMN_VECTORS,
         ),
     ),

@@ -88,6 +88,9 @@ class Convention:
     transposed: tuple[str, ...] = ()
     answer_transposed: bool = False
     batch: str = ""  # the size of a batch (a dim): the formula for a batch, one example per row
+    # A regular expression (case-insensitive) for the words with which an answer says it uses this
+    # convention; when set, the convention holds only for an answer that says so, as the handout says.
+    stated_by: str = ""
 
 
 @dataclass(frozen=True)

@@ -383,8 +383,10 @@ def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Conventio
     none (or both), those of the handout's own vectors, the first convention's: vectors are what the
     handout says unless the answer says otherwise, as the handouts tell students. A formula right
     only under vectors the answer did not choose is not right: ``(\\hat y - y)^\\top v_c`` is the
-    outer product with row vectors, and no product at all with the handout's columns."""
+    outer product with row vectors, and no product at all with the handout's columns. A convention
+    that must be stated (:attr:`Convention.stated_by`) holds only where the answer states it."""
     text = answer.lower()
+    conventions = tuple(c for c in conventions if not c.stated_by or re.search(c.stated_by, answer, re.IGNORECASE))
     said = {o for o in ("row", "column") if re.search(rf"\b{o}[- ]vectors?\b", text)}
     chosen = tuple(c for c in conventions if c.vectors in said)
     if len(said) == 1 and chosen:
