@@ -554,9 +554,12 @@ def test_a_function_the_answer_defines_means_what_it_defines(questions):
     assert wrong.status == "not equal", wrong.summary()
     right = _verdict(questions, "1d-i", r"We have $\sigma'(t) = \sigma(t)(1-\sigma(t))$, so" + "\n\n" + use)
     assert right.status == "equal", right.summary()
-    cases = _verdict(questions, "1c-i", r"Define $\mathrm{ReLU}'(z) = 1$ if $z > 0$ and $0$ otherwise. "
-                     r"$$\frac{\partial h}{\partial x} = \mathrm{diag}(\mathrm{ReLU}'(xW + b_1)) W^\top$$", "parser")
-    assert cases.status == "unreadable" and "relu' is defined in the answer" in cases.parts[0].note, cases.summary()
+    jacobian = r"$$\frac{\partial h}{\partial x} = \mathrm{diag}(\mathrm{ReLU}'(xW + b_1)) W^\top$$"
+    words = _verdict(questions, "1c-i", r"Define $\mathrm{ReLU}'(z) = 1$ if $z > 0$ and $0$ otherwise. " + jacobian,
+                     "parser")
+    assert words.status == "equal", words.summary()
+    constant = _verdict(questions, "1c-i", r"Define $\mathrm{ReLU}'(z) = 1$. " + jacobian, "parser")
+    assert constant.status == "unreadable" and "relu' is defined in the answer" in constant.parts[0].note
     table = _verdict(questions, "1c-i", r"Define $\mathrm{ReLU}'(z) = \begin{cases} 1 & z > 0 \\ 0 & "
                      r"\text{otherwise}\end{cases}$. $$\frac{\partial h}{\partial x} = "
                      r"\mathrm{diag}(\mathrm{ReLU}'(xW + b_1)) W^\top$$", "parser")
@@ -570,6 +573,20 @@ def test_the_transposed_jacobian_is_right_only_where_the_answer_says_so(question
     assert unstated.status == "not equal", unstated.summary()
     stated = _verdict(questions, "1c-i", "In denominator layout (n x D_h):\n\n" + formula, "parser")
     assert stated.status == "equal", stated.summary()
+
+
+@pytest.mark.parametrize("words, status", [
+    ("and $y_i = 0$ otherwise", "equal"), ("and $0$ otherwise", "equal"), (", $0$ if $i \\neq o$", "equal"),
+    ("and 0 otherwise", "equal"),
+])
+def test_a_definition_by_cases_in_words_is_read(questions, words, status):
+    """y defined entry by entry in words: for the outside word o it is the handout's y; for the
+    center word c (a blind set's wrong answer, once judged equal) it is another vector."""
+    for word, expected in (("o", status), ("c", "not equal")):
+        answer = (r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$ where $y_i = 1$ if "
+                  rf"$i = {word}$ " + words.replace("i \\neq o", f"i \\neq {word}"))
+        verdict = _verdict(questions, "2b-ii", answer)
+        assert verdict.status == expected, (word, verdict.summary())
 
 
 def test_a_name_whose_definition_cannot_be_read_means_nothing_else(questions):

@@ -123,8 +123,17 @@ def equations(answer: str) -> list[Equation]:
     found: list[Equation] = []
     case: tuple[str, str, bool] | None = None  # "For $w = o$:" just before: the case the math answers
     previous_end = 0
-    for start, end, math, displayed in _maths(answer):
+    maths = _maths(answer)
+    skip = 0  # maths that a definition by cases in words took as its conditions and values
+    for index, (start, end, math, displayed) in enumerate(maths):
+        if index < skip:
+            previous_end = end
+            continue
         between = answer[previous_end:start]
+        prose = _cases_in_words(answer, maths, index)
+        if prose is not None:
+            math, skip = prose
+            end = maths[skip - 1][1]
         if case is not None and (len(between) > _CASE_REACH or "\n\n" in between or ". " in between):
             case = None
         said = _case_said(math)
@@ -148,6 +157,41 @@ def equations(answer: str) -> list[Equation]:
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
+
+
+# A definition by cases in words: "$y_i = 1$ if $i = o$ and $0$ otherwise", "$d = 1$ when $z > 0$,
+# $0$ if $z \leq 0$". What may stand between the maths: the condition's word, and between the rows.
+_IF_WORD = re.compile(r"\s*,?\s*(?:if|when|for)\s*$")
+_AND_WORD = re.compile(r"\s*(?:,|;|and|,\s*and)\s*$")
+_OTHERWISE_AFTER = re.compile(r"^\s*,?\s*(?:otherwise|else|elsewhere)\b")
+_VALUE_OTHERWISE = re.compile(r"^\s*(?:,|;|and|,\s*and)\s*(-?\d+(?:\.\d+)?)\s*,?\s*(?:otherwise|else|elsewhere)\b")
+
+
+def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index: int) -> tuple[str, int] | None:
+    """The math at ``index`` as cases (``L = \\begin{cases} V & C \\\\ V_2 & C_2 \\end{cases}``)
+    when the words after it give its value by cases, and the index of the first math after them;
+    None otherwise. Both rows must be there: "$y_i = 1$ if $i = o$" alone says nothing of the rest."""
+    _, end, math, _ = maths[index]
+    if "=" not in math or index + 1 >= len(maths) or not _IF_WORD.fullmatch(answer[end : maths[index + 1][0]]):
+        return None
+    left, _, value = math.rpartition("=")
+    condition = maths[index + 1]
+    after = answer[condition[1] :]
+    if (number := _VALUE_OTHERWISE.match(after)) is not None:
+        rows, taken = [(value, condition[2]), (number[1], "\\text{otherwise}")], index + 2
+    elif index + 2 < len(maths) and _AND_WORD.fullmatch(answer[condition[1] : maths[index + 2][0]]):
+        other = maths[index + 2]
+        rest, second = answer[other[1] :], other[2].rpartition("=")[2]  # "$0$" or "$y_i = 0$"
+        if _OTHERWISE_AFTER.match(rest):
+            rows, taken = [(value, condition[2]), (second, "\\text{otherwise}")], index + 3
+        elif index + 3 < len(maths) and _IF_WORD.fullmatch(answer[other[1] : maths[index + 3][0]]):
+            rows, taken = [(value, condition[2]), (second, maths[index + 3][2])], index + 4
+        else:
+            return None
+    else:
+        return None
+    cases = " \\\\ ".join(f"{v.strip()} & {c.strip()}" for v, c in rows)
+    return f"{left}= \\begin{{cases}} {cases} \\end{{cases}}", taken
 
 
 def _continued(above: Equation, rest: Equation) -> Equation:

@@ -342,7 +342,7 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
         return vocabulary
     for part in reversed(equation.parts):
         try:
-            node, _ = read(part, vocabulary)
+            node, _ = read(as_indicators(part), vocabulary)
         except ReadError:
             continue
         if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
