@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from autograder.core.config import load_assignment
-from autograder.written.answers import AnswerSheet, read_answers, read_markdown
+from autograder.written.answers import PLACEHOLDER, AnswerSheet, read_answers, read_markdown
 from autograder.written.check_written import check_answers
 from autograder.written.intent import Guesser, question_words, words
 from autograder.written.labels import bold_label, could_mean, read_label, sectioning, split_label
@@ -291,27 +291,45 @@ def test_a_form_feed_in_an_answer_moves_no_line():
     assert sheet.text("1b-ii") == "In training only."
 
 
-BLIND_WRITE_UPS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "writeups_blind3"
+BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4)]
 
 
-@pytest.mark.parametrize("labels", sorted(BLIND_WRITE_UPS.glob("*.labels.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("labels", sorted(p for folder in BLIND_WRITE_UPS for p in folder.glob("*.labels.yaml")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_a_blind_write_up_s_answers_land_under_their_questions_or_are_reported_naming_them(labels):
     """Issue 25's write-ups, written blind with where each answer starts: pasted below the sheet
-    ("## Problem 1 (c)", "**Problem 2**", "\\subsection*{(b)(i)}"), in LaTeX sectioning only, and in
-    the student's own numbering. Every answer is under its question, or a report names it."""
+    ("## Problem 1 (c)", "**Problem 2 (b)**" then "**(i)**", "\\subsection*{(b)(i)}"), in LaTeX
+    sectioning only (a roman enumerate for parts), in the student's own numbering. Every answer is
+    under its question, or a report names it."""
     import yaml
 
     expected = yaml.safe_load(labels.read_text())
-    text = (BLIND_WRITE_UPS / expected["file"]).read_text()
+    text = (labels.parent / expected["file"]).read_text()
     ids = PARSER_IDS if expected["file"].startswith("parser") else WORD2VEC_IDS
     sheet = placed(text, ids)
     reports = "\n".join(sheet.problems + [u.reason + " " + u.text for u in sheet.unplaced])
     for answer in expected["answers"]:
-        question, start = answer["question"], answer["first_words"]
-        landed = sheet.text(question).startswith(start)
+        question = answer["question"]
+        start = re.sub(r"^(?:\\(?:paragraph|item)(?:\{[^}]*\})?|\*\*[^*]+\*\*)\s*", "", answer["first_words"].strip())
+        landed = sheet.text(question).lstrip().startswith(start)
         assert landed or re.search(rf"\b{re.escape(question)}\b", reports), (question, sheet.text(question)[:80])
     instructions = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)  # the sheet's, not answers
     twice = [a["first_words"] for a in expected["answers"] if f"{a['question']} is answered twice" in reports]
+    kept = "\n".join(a.text for a in sheet.answers.values())
     dropped = [line for line in accounted_for(sheet, instructions)
-               if sectioning(line) is None and not line.startswith(tuple(twice))]  # reported as a second answer
+               if sectioning(line) is None and not line.startswith(tuple(twice))  # reported as a second answer
+               and line.strip() not in (PLACEHOLDER, "---")  # the sheet's, and a rule below it
+               and not (line.lstrip().startswith("\\item") and line.lstrip()[5:].strip() in kept)]  # a part's label
     assert dropped == []
+
+
+def test_parts_below_a_bold_label_and_in_a_roman_list_are_its_questions():
+    bold = ("## Problem 1 (d)\n\nThe input gradient.\n\n**Problem 2 (b)**\n\n**(i)** one\n\n**(ii)** two\n\n"
+            "## Problem 1 (c)\n\nthree\n\n## 2e\n\n*Write your answer here.*\n\n---\n\n# My notes\n")
+    sheet = placed(bold, WORD2VEC_IDS)
+    assert [sheet.text(q) for q in ("1d-i", "2b-i", "2b-ii", "1c-i")] == ["The input gradient.", "one", "two", "three"]
+    assert not sheet.answered("2e") and sheet.problems == []  # the placeholder and a rule are no answer
+    latex = ("\\subsection*{2(b) Naive softmax}\n\\begin{enumerate}[label=(\\roman*)]\n\\item first\n\n"
+             "\\item second\n\\item[(iv)] fourth\n\\end{enumerate}\n")
+    sheet = placed(latex, WORD2VEC_IDS)
+    assert [sheet.text(q).split("\n")[0] for q in ("2b-i", "2b-ii", "2b-iv")] == ["first", "second", "fourth"]

@@ -29,6 +29,7 @@ from autograder.written.labels import (
     could_mean,
     match_label,
     read_label,
+    roman_items,
     sectioning,
     the_part_s_only_question,
     written_question_in_full,
@@ -106,8 +107,8 @@ class AnswerSheet(BaseModel):
     ) -> None:
         first_line += text[: len(text) - len(text.lstrip())].count("\n")  # blank lines above it
         text = text.strip()
-        if text == PLACEHOLDER:
-            text = ""
+        if not _THEMATIC_BREAKS.sub("", text.replace(PLACEHOLDER, "")).strip():
+            text = ""  # the sheet's placeholder, a rule below it: what a write-up pasted below leaves
         previous = self.answers.get(question)
         if previous is not None and previous.text and text:
             self.problems.append(f"{question} is answered twice ({previous.where} and {where}); only the first is read")
@@ -124,6 +125,9 @@ class AnswerSheet(BaseModel):
             self.add(question, text, where, file)
         elif text.strip() and text.strip() != PLACEHOLDER:
             self.answers[question] = previous.model_copy(update={"text": f"{previous.text}\n\n{text.strip()}"})
+
+
+_THEMATIC_BREAKS = re.compile(r"^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$", re.MULTILINE)
 
 
 def _excerpt(text: str) -> str:
@@ -161,6 +165,7 @@ def _markers(text: str, lines: list[str]) -> list[_Marker]:
     tokens = _MARKDOWN.parse(text)
     found: list[_Marker] = []
     level = 0.0
+    items = roman_items(lines)
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
             level = int(token.tag[1])
@@ -170,11 +175,26 @@ def _markers(text: str, lines: list[str]) -> list[_Marker]:
             for line in range(*token.map):
                 bold = bold_label(lines[line])
                 if bold is not None:
-                    found.append(_Marker(line, level + 0.5, bold[0], read_label(bold[0]), (line, bold[1]), True))
+                    label = read_label(bold[0])
+                    found.append(_Marker(line, level + 0.5 + _narrower(label), bold[0], label, (line, bold[1]), True))
                 elif (section := sectioning(lines[line])) is not None:
                     title, depth, end = section
-                    found.append(_Marker(line, level + depth, title, read_label(title), (line, end), False))
+                    label = read_label(title)
+                    found.append(_Marker(line, level + depth + _narrower(label), title, label, (line, end), False))
+                elif line in items:
+                    title, end = items[line]
+                    label = read_label(title)
+                    found.append(_Marker(line, level + 0.95, title, label, (line, end), False))
     return found
+
+
+def _narrower(label: Label | None) -> float:
+    """How much deeper a bold label or LaTeX sectioning sits for the parts its label leaves out:
+    "**(i)**" below "**Problem 2 (b)**" at the same place in the Markdown is inside it, as a
+    heading one level deeper would be."""
+    if label is None or label.number is not None:
+        return 0.0
+    return 0.01 if label.letter is not None else 0.02
 
 
 @dataclass

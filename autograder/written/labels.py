@@ -106,6 +106,31 @@ def sectioning(line: str) -> tuple[str, float, int] | None:
     return match["title"].strip(), SECTION_DEPTH[match["kind"]], match.end()
 
 
+# A LaTeX list of parts: "\\begin{enumerate}[label=(\\roman*)]" (or "[(i)]"), whose items are (i), (ii)...
+_ROMAN_LIST = re.compile(r"^\s*\\begin\{enumerate\}\s*\[[^\]]*(?:\\roman|\(i\)|\bi\))")
+_LIST_END = re.compile(r"^\s*\\end\{enumerate\}")
+_ITEM = re.compile(r"^\s*\\item(?:\[(?P<label>[^\]\n]*)\])?")
+
+
+def roman_items(lines: list[str]) -> dict[int, tuple[str, int]]:
+    """The items of LaTeX lists numbered in roman (``\\begin{enumerate}[label=(\\roman*)]``), as
+    {line: (their label, where the line's text after ``\\item`` starts)}: the k-th item is "(k in
+    roman)", or what ``\\item[(iii)]`` says."""
+    found: dict[int, tuple[str, int]] = {}
+    count = -1  # -1: not in such a list
+    for number, line in enumerate(lines):
+        if _ROMAN_LIST.match(line):
+            count = 0
+        elif _LIST_END.match(line):
+            count = -1
+        elif count >= 0 and (item := _ITEM.match(line)) is not None:
+            count += 1
+            label = item["label"] or (f"({ROMAN[count - 1]})" if count <= len(ROMAN) else "")
+            if label:
+                found[number] = (label, item.end())
+    return found
+
+
 def bold_label(line: str) -> tuple[str, int] | None:
     """The text of a bold label starting ``line`` ("**(b)(ii)** We have" -> "(b)(ii)") and where
     the line's text after it starts; None when the line does not start with a bold label."""
