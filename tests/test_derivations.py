@@ -589,6 +589,19 @@ def test_a_definition_by_cases_in_words_is_read(questions, words, status):
         assert verdict.status == expected, (word, verdict.summary())
 
 
+@pytest.mark.parametrize("question, answer", [
+    ("2b-ii", "So dJ/dvc = U^T (yhat - y)."),
+    ("2b-ii", "dJ/dv_c = U^T(y_hat - y)"),
+    ("2b-iv", "dJ/dU = (yhat - y) vc^T"),
+    ("1c-i", "Hence dCE/dtheta = yhat - y"),
+    ("2c-i", "dJ/duo = (sigma(uo^T vc) - 1) vc"),
+])
+def test_plain_text_formulas_are_read(questions, question, answer):
+    """Plain text, as typed without LaTeX: names run together (vc, uo, yhat) and ASCII derivatives."""
+    verdict = _verdict(questions, question, answer)
+    assert any(part.status == "equal" for part in verdict.parts), verdict.summary()
+
+
 def test_a_name_whose_definition_cannot_be_read_means_nothing_else(questions):
     """a_2 is the answer's own name; with its definition unreadable it must not become entry 2 of h
     (a, a spelling of h, with a subscript), and the message says what is missing."""

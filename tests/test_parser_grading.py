@@ -15,7 +15,7 @@ from autograder.core.config import load_assignment
 from tests.conftest import (PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero,
                             lost_points, question_scores)
 from tests.fixtures.mutants import bug
-from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS, TRANSITIONS
+from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS, LAYERS, TRANSITIONS
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +193,28 @@ def test_what_a_right_function_leaves_behind_costs_its_callers_nothing(leak, par
     assert lost_points(results) == []
     training = [t for t in results.tests if t.number.startswith("4.")]
     assert all("ran out of" in t.output and "minibatch_parse (question 2b)" in t.output for t in training)
+
+
+# A right relu_forward that starts, once per process, a thread holding the interpreter (a power of
+# seconds in one bytecode, again and again): 1c may keep its points, and the questions whose code
+# calls it (3b, 3c, 4) time out with it. Their tests run again without it, so it costs 1c at most.
+GIL_HOG = bug("relu_forward starts a thread that holds the interpreter", LAYERS,
+              "    ### BEGIN SOLUTION\n    out = np.maximum(x, 0.0)",
+              "    ### BEGIN SOLUTION\n    import threading\n"
+              "    if not getattr(relu_forward, 'hog', None):\n"
+              "        def hold():\n"
+              "            while True:\n"
+              "                7 ** 1_500_000\n"
+              "        relu_forward.hog = threading.Thread(target=hold, daemon=True)\n"
+              "        relu_forward.hog.start()\n"
+              "    out = np.maximum(x, 0.0)",
+              "layers.relu_forward", "1c")
+
+
+def test_a_helper_that_keeps_the_interpreter_busy_costs_only_its_own_question(repo, tmp_path):
+    assignment = load_assignment("parser")
+    cut = [q.model_copy(update={"time_limit": q.time_limit / 3}) for q in assignment.config.questions]
+    grader = Grader(replace(assignment, config=assignment.config.model_copy(update={"questions": cut})))
+    results = grader.graded_bug(GIL_HOG, tmp_path)
+    assert_complete(results, grader)
+    assert {t.number.split(".")[0] for t in lost_points(results)} <= {"1c"}

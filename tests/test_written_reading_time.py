@@ -68,7 +68,7 @@ EXPECTED: dict[str, tuple[int, Callable[[Reading], bool]]] = {
     "prose": (MB, lambda r: answered(r, "1b-ii") and not problems(r)),
     "many lines": (MB, refused("lines of Markdown, more than the 20,000")),
     "carriage returns": (MB, refused("lines of Markdown, more than the 20,000")),
-    "a thematic break": (MB, lambda r: answered(r, "1b-ii")),
+    "a thematic break": (MB, lambda r: not answered(r, "1b-ii")),  # a rule alone is no answer
     "a blank line of spaces": (MB, lambda r: r.sheet.text("1b-ii").startswith("x") and r.sheet.text("1b-ii").endswith("y")),
     "a notebook cell of dollar signs": (MB, lambda r: "it contains '$'" in note(r, "1b-i")),
     "a notebook of empty cells": (MB, lambda r: score(r, "2a-ii.1") == 1),

@@ -63,7 +63,7 @@ class StudentCodeError(Exception):
     """The student's code did not produce an output. ``str(error)`` is written for the student."""
 
     output: str = ""  # what the student's code printed during the failed call
-    resource: str = ""  # the budget that ran out ("disk", "descriptors", "memory"), if that was the cause
+    resource: str = ""  # the budget that ran out ("disk", "descriptors", "memory", "time"), if that was the cause
 
 
 class StudentRaised(StudentCodeError):
@@ -97,6 +97,8 @@ def _described(error: StudentError) -> str:
 
 class WorkerTimeout(StudentCodeError):
     """The question's time budget ran out."""
+
+    resource = "time"
 
 
 class WorkerCrashed(StudentCodeError):

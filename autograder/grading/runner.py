@@ -267,10 +267,11 @@ def _carried_forward(
 
 
 def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource) -> dict:
-    """A test that failed because the question's disk, descriptors or memory ran out runs once more
-    in a fresh worker, with every other question's function the reference's, full marks or not: a
-    function can pass its own tests and still leave behind what its callers then run out of (a file,
-    open descriptors, shared memory). When that scores better, the row says whose code used it up."""
+    """A test that failed because the question's disk, descriptors, memory or time ran out runs once
+    more in a fresh worker, with every other question's function the reference's, full marks or not:
+    a function can pass its own tests and still leave behind what its callers then run out of (a
+    file, open descriptors, shared memory, a thread that keeps the interpreter busy). When that
+    scores better, the row says whose code used it up."""
     spare = context.get("spare_worker")
     if spare is None:
         return row
@@ -290,11 +291,11 @@ def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], so
     )
 
 
-_BUDGET_WORDS = {"disk": "disk space", "descriptors": "open files", "memory": "memory"}
+_BUDGET_WORDS = {"disk": "disk space", "descriptors": "open files", "memory": "memory", "time": "time"}
 
 
 def _ran_out(row: dict) -> list[str]:
-    """The budgets (disk, descriptors, memory) the failed calls of a row's test said ran out."""
+    """The budgets (disk, descriptors, memory, time) the failed calls of a row's test said ran out."""
     return list(row.get("extra_data", {}).get("ran_out", ()))
 
 

@@ -411,7 +411,8 @@ class Derivative:
     transposed: bool = False  # (\\partial J / \\partial x)^\\top: the answer gives the transpose
 
 
-_PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]")  # not the ∂ below the fraction bar of ∂J/∂x
+# Not the ∂ below the fraction bar of ∂J/∂x; in ASCII, "dJ/dvc" ("dJ / dU", "dCE/dtheta").
+_PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]|(?<![\w/])d[A-Za-z]\w*\s*/\s*d[A-Za-z]")
 _PLAIN_MATH = re.compile("[ŷᵀ⊙∘σ∑Σ𝟙⊤₀-₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥα-ωΘ]")
 _UPRIGHT_D = re.compile(r"\\(?:mathrm|text|operatorname|textrm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}")
 
@@ -442,7 +443,7 @@ def derivative_of(left: str) -> Derivative | None:
     if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
         wrt = atom_at(found, last + 2, subscript=True)
         return Derivative(wrt, None, entries, transposed) if wrt else None
-    wrt = atom_at(found, last + 1)
+    wrt = atom_at(found, last + 1, plain=True)
     return Derivative(wrt, atom_at(found, marks[0] + 1), entries, transposed) if wrt else None
 
 

@@ -91,6 +91,12 @@ _TOKEN = re.compile(
     r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|#])"
     r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
 )
+# Greek letters spelled out in plain text, four letters or more (not "eta" of "beta", "pi" of words).
+# After a "d" of a derivative too ("dJ/dtheta").
+_GREEK_WORD = re.compile(
+    r"(?:(?<![\\A-Za-z])|(?<=[^\\A-Za-z]d)|(?<=^d))"
+    r"(?:alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(?![A-Za-z])"
+)
 _DROPPED = {
     "\\" + name
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
@@ -160,6 +166,7 @@ def tokens(latex: str) -> list[Token]:
     text = _SUBSCRIPTS.sub(lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}", latex)
     text = _SUPERSCRIPTS.sub(lambda run: f"^{{{run[0].translate(_SUPERSCRIPT_LETTERS).replace('²', '2')}}}", text)
     text = "".join(_UNICODE.get(char, char) for char in text)
+    text = _GREEK_WORD.sub(lambda word: f"\\{word[0]} ", text)  # "dtheta", "delta_1" typed without LaTeX
     found: list[Token] = []
     position = 0
     while position < len(text):
@@ -293,15 +300,22 @@ def key_of(latex: str) -> str:
     return atom.key
 
 
-def atom_at(found: list[Token], index: int, *, subscript: bool = False) -> Atom | None:
-    """The atom at ``found[index]`` (in the group there, with ``subscript``), None when none is."""
+def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: bool = False) -> Atom | None:
+    """The atom at ``found[index]`` (in the group there, with ``subscript``), None when none is.
+    ``plain``: letters and digits run together after a letter are its subscript (``dvc`` of
+    ``dJ/dvc``, as typed without LaTeX)."""
     reader = _Reader(found[index:], None)
     try:
         if subscript:
             reader = _Reader(list(reader.group()), None)
-        return reader.atom()
+        atom = reader.atom()
     except ReadError:
         return None
+    if plain and atom is not None and not atom.subscript and len(atom.base) == 1:
+        run = reader.adjacent_run(found[index])
+        if 0 < len(run) <= 2:
+            return Atom(atom.base, run, atom.superscript, atom.transposed)
+    return atom
 
 
 def transposes(group: tuple[Token, ...]) -> bool:
@@ -843,11 +857,44 @@ class _Reader:
         if token.kind == "letter" or (token.kind == "command" and token.text[1:] in GREEK) or token.text == "\\ell":
             self.take()
             name = token.text.lstrip("\\")
+            if token.kind == "letter" and (joined := self.run_together(token)):
+                return self.attached(Atom(name, joined))
             return self.attached(Atom("l" if name == "ell" else name))
         if token.kind == "command" and token.text[1:].lower() in GREEK:  # \Theta
             self.take()
             return self.attached(Atom(token.text[1:]))
         return None
+
+    def run_together(self, letter: Token) -> tuple[Token, ...]:
+        """The letters and digits written right after ``letter`` (consumed) when with them it is a
+        name of the notation written without its underscore, as in plain text: ``vc`` for
+        ``v_c``, ``W1`` for ``W_1``, ``uo`` for ``u_o`` (``u`` alone being no symbol), ``yhat``
+        for a spelling ``y_{hat}``; else nothing. All of the run or none: ``vcx`` is no name."""
+        vocabulary = self.vocabulary
+        if vocabulary is None or self.peek().text == "_":
+            return ()
+        run = self.adjacent_run(letter)
+        if not run or len(run) > 4:
+            return ()
+        key = f"{letter.text}_{''.join(t.text for t in run)}"
+        alone = letter.text in vocabulary.symbols
+        if (
+            key in vocabulary.symbols
+            and (not alone or len(run) >= 3)
+            or (not alone and letter.text in vocabulary.families and len(run) <= 2)
+        ):
+            self.position += len(run)
+            return tuple(run)
+        return ()
+
+    def adjacent_run(self, after: Token) -> tuple[Token, ...]:
+        """The letters and digits from here written right after ``after``, without a space."""
+        run: list[Token] = []
+        previous = after
+        while self.peek(len(run)).kind in ("letter", "number") and self.peek(len(run)).start == previous.end:
+            previous = self.peek(len(run))
+            run.append(previous)
+        return tuple(run)
 
     def attached(self, atom: Atom) -> Atom:
         """``atom`` with the subscript and the name's superscript (``W^{(2)}``) that follow it."""
