@@ -282,7 +282,12 @@ def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
     return "".join(pieces) + math[position:]
 
 
+# Mathpix's cases: an array between a left brace and nothing ("\left\{\begin{array}{ll} ... \end{array}\right.").
+_BRACED_ARRAY = re.compile(r"\\left\s*\\\{\s*\\begin\{array\}\{[a-z|]*\}(.*?)\\end\{array\}\s*\\right\s*\.", re.DOTALL)
+
+
 def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
+    math = _BRACED_ARRAY.sub(lambda rows: f"\\begin{{cases}}{rows[1]}\\end{{cases}}", math)
     math = _ROW_SPACING.sub(r"\\\\", _ENVIRONMENT.sub(" ", math))
     for matrix in _MATRICES:
         math = _environments(math, matrix, lambda inside: " \\unread ")

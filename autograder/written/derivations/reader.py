@@ -77,6 +77,7 @@ _UNICODE = {
     "⊤": "\\top ",
     "𝟙": "\\mathbb{1}",
     "∈": "\\in ",
+    "ℝ": "\\mathbb{R}",
     "²": "^2",
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
     "σ": "\\sigma ",
