@@ -17,6 +17,7 @@ from autograder.written.derivations.final import MAX_ANSWER, equations
 from autograder.written.derivations.notation import Convention
 from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read
 from autograder.written.derivations.tree import shown
+from autograder.written.derivations.catalogue import SPELLINGS
 from autograder.written.derivations.verdict import describe, judge
 from autograder.written.handout_data import derivation_questions
 
@@ -605,6 +606,13 @@ def test_plain_text_unicode_and_ocr_formulas_are_read(questions, question, answe
     unicode with a trailing shape; Mathpix's cases (an array in a left brace)."""
     verdict = _verdict(questions, question, answer)
     assert verdict.status == "equal" or question == "2c-i" and verdict.parts[1].status == "equal", verdict.summary()
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS, ids=[s.written[:40] for s in SPELLINGS])
+def test_every_notation_the_handouts_list_is_read(questions, spelling):
+    """The catalogue the handouts' notation table is written from: each row's example is equal."""
+    verdict = _verdict(questions, spelling.question, spelling.example, spelling.assignment)
+    assert verdict.status == "equal", verdict.summary()
 
 
 def test_a_name_whose_definition_cannot_be_read_means_nothing_else(questions):

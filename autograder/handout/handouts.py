@@ -14,6 +14,7 @@ from nbformat import v4
 
 from autograder.core.config import Assignment
 from autograder.written.answers import METADATA_KEY, PLACEHOLDER
+from autograder.written.derivations.catalogue import MARKER, notation_table
 from autograder.written.handout_data import handout_data
 from autograder.written.handout_source import Handout, HandoutError, HandoutQuestion, load_handout
 
@@ -69,6 +70,7 @@ class _Cells:
                 raise HandoutError(f"the handout shows figures/{match['name']}, which no FIGURES entry draws")
             attachments[match["name"]] = {"image/svg+xml": base64.b64encode(self.images[match["name"]]).decode("ascii")}
         source = _IMAGE.sub(lambda m: f"![{m['alt']}](attachment:{m['name']})", source)
+        source = source.replace(MARKER, notation_table())
         cell = v4.new_markdown_cell(source, id=self._id("md", source), metadata=dict(_HANDOUT_TAG))
         if attachments:
             cell.attachments = attachments

@@ -1,0 +1,149 @@
+"""The notations the derivation reader accepts, one row each: how students write it, what it is read
+as, and an answer that uses it, which the reader must judge equal to the course's formula.
+
+This is the one list of them: ``python -m autograder handouts`` writes it into each handout where the
+handout says ``<!-- notation table -->`` (so the students read the same list the reader is tested
+on), and ``tests/test_derivations.py`` judges every row's example. A notation the reader learns
+gets its row here, with an example, or students are not told about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MARKER = "<!-- notation table -->"
+
+
+@dataclass(frozen=True)
+class Spelling:
+    written: str  # how students write it (Markdown, code spans)
+    read_as: str  # what the reader takes it for
+    example: str  # an answer that uses it, right for ``question``
+    assignment: str
+    question: str
+
+
+SPELLINGS: tuple[Spelling, ...] = (
+    Spelling(
+        r"`\frac{\partial J}{\partial v_c}`, `\partial J / \partial v_c`, `\frac{dJ}{dv_c}`, "
+        r"`\nabla_{v_c} J`, `dJ/dvc`",
+        "the derivative the question asks for",
+        r"$$\nabla_{v_c} J = U^\top(\hat y - y)$$",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
+        r"the handout's symbols: `\hat y`, `\hat{y}`, `ŷ`, `yhat`; `W_1`, `W1`; `u_w`, `uw`, `u_{w_k}`",
+        "those symbols",
+        "So dJ/dvc = U^T (yhat - y).",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
+        r"`^\top`, `^T`, `^{\mathsf T}`, `'`, `ᵀ`",
+        "a transpose",
+        "∂J/∂U = (ŷ − y) v_cᵀ",
+        "word2vec",
+        "2b-iv",
+    ),
+    Spelling(
+        r"`\odot`, `\circ`, `⊙`; a product side by side or with `\cdot`",
+        "the product entry by entry; the matrix product",
+        r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \odot h \odot (1 - h)\big) W_1^\top$$",
+        "word2vec",
+        "1d-i",
+    ),
+    Spelling(
+        r"`\sigma`, `\sigma'`, `\mathrm{ReLU}'`, `\max(0, z)`",
+        "the sigmoid, its derivative, the ReLU's derivative, the ReLU",
+        r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \circ \sigma'(z_1)\big) W_1^\top$$",
+        "word2vec",
+        "1d-i",
+    ),
+    Spelling(
+        r"`\mathbb{1}[\dots > 0]`, `\mathbf{1}\{\dots\}`, `\mathrm{diag}`, `\operatorname{diag}`",
+        "the indicator, entry by entry; the diagonal matrix of a vector",
+        r"$$\frac{\partial h}{\partial x} = \operatorname{diag}\big(\mathbb{1}[xW + b_1 > 0]\big) W^\top$$",
+        "parser",
+        "1c-i",
+    ),
+    Spelling(
+        r"`\sum_w`, `\sum_{w \in V}`, `\sum_{k=1}^{K}` (their limits count)",
+        "sums",
+        r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w \in V} \hat y_w u_w$$",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
+        r"`P(w \mid c)`, `p(x | c)`",
+        r"$\hat y_w$, $\hat y_x$",
+        r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w} P(w \mid c)\, u_w$$",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
+        r"`\#\{k : w_k = w\}`, `\sum_{k: w_k = w}`",
+        "how often $w$ was drawn",
+        r"$$\frac{\partial J}{\partial u_w} = \#\{k : w_k = w\}\,\sigma(u_w^\top v_c)\,v_c$$",
+        "word2vec",
+        "2c-ii",
+    ),
+    Spelling(
+        r"`\begin{cases}` (Mathpix's `\left\{\begin{array}`), or each case after it is named (`for $w = o$:`)",
+        "one formula per case",
+        r"$$\frac{\partial J}{\partial u_w} = \begin{cases} (\hat y_o - 1)\, v_c & w = o \\ \hat y_w\, v_c & "
+        r"w \neq o \end{cases}$$",
+        "word2vec",
+        "2b-iii",
+    ),
+    Spelling(
+        r"`\frac{\partial J}{\partial \theta_j} = \hat y_j - y_j`",
+        "an equation for one entry, for all of them",
+        r"$$\frac{\partial J}{\partial \theta_j} = \hat y_j - y_j$$",
+        "word2vec",
+        "1c-i",
+    ),
+    Spelling(
+        r"names you define, above or below the formula, in any order (`where \delta_1 = ...`)",
+        "what you define them as; a name of the handout that you define too",
+        r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^\top$$ where $\delta_1 = \delta_2 W_2^\top \odot "
+        r"\sigma'(z_1)$ and $\delta_2 = \hat y - y$.",
+        "word2vec",
+        "1d-i",
+    ),
+    Spelling(
+        r"functions you define (`\sigma'(t) = ...`, `\mathrm{ReLU}'(z) = ...`)",
+        "what you define them as, not the true ones",
+        r"Here $\sigma'(t) = \sigma(t)(1 - \sigma(t))$, so "
+        r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \odot \sigma'(z_1)\big) W_1^\top$$",
+        "word2vec",
+        "1d-i",
+    ),
+    Spelling(
+        r"a definition by cases in words: `$y_i = 1$ if $i = o$ and $0$ otherwise`",
+        "those cases",
+        r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$ where $y_i = 1$ if $i = o$ and $0$ otherwise.",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
+        r"row or column vectors, said in words (`with column vectors`); the handout's when you say nothing",
+        "the formula in that convention",
+        r"With column vectors, $$\frac{\partial J}{\partial x} = W_1\big(\sigma'(z_1) \odot W_2(\hat y - y)\big)$$",
+        "word2vec",
+        "1d-i",
+    ),
+)
+
+
+def notation_table() -> str:
+    """The catalogue as a Markdown table, for the handouts."""
+    rows = [
+        "| you may write | it is read as | for example (question) |",
+        "| --- | --- | --- |",
+    ]
+    for spelling in SPELLINGS:
+        example = " ".join(spelling.example.split())
+        cells = (spelling.written, spelling.read_as, f"`{example}` ({spelling.question})")
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
