@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import base64
 import shutil
 
@@ -105,3 +106,14 @@ def test_a_handout_that_disagrees_with_the_config_is_refused(tmp_path, repo):
     assert "1a-ii says 3 points, the config 2" in message
     assert "1b-i says 'written', the config makes it 'written, auto-graded'" in message
     assert "question 3c of the config has no heading in the handout" in message
+
+
+def test_the_notation_table_answers_no_question(repo):
+    """The catalogue's examples are right answers: the handouts show the notations only."""
+    from autograder.written.derivations.catalogue import SPELLINGS
+
+    notebooks = " ".join((repo / "handouts" / f"{name}.ipynb").read_text() for name in ("word2vec", "parser"))
+    flat = " ".join(notebooks.replace("\\\\", "\\").split())
+    for spelling in SPELLINGS:
+        for formula in re.findall(r"\$\$(.+?)\$\$", spelling.example, flags=re.DOTALL):
+            assert " ".join(formula.split()) not in flat, formula

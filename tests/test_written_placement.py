@@ -333,3 +333,9 @@ def test_parts_below_a_bold_label_and_in_a_roman_list_are_its_questions():
              "\\item second\n\\item[(iv)] fourth\n\\end{enumerate}\n")
     sheet = placed(latex, WORD2VEC_IDS)
     assert [sheet.text(q).split("\n")[0] for q in ("2b-i", "2b-ii", "2b-iv")] == ["first", "second", "fourth"]
+    counted = ("\\subsection*{2(b)}\n\\begin{enumerate}[label=(\\roman*)]\n\\setcounter{enumi}{1}\n"
+               "\\item second\n\\item third\n\\end{enumerate}\n\\subsection*{2(c)}\n\\begin{enumerate}\n"
+               "\\item[(ii)] twice\n\\end{enumerate}\n")
+    sheet = placed(counted, WORD2VEC_IDS)
+    assert [sheet.text(q).split("\n")[0] for q in ("2b-ii", "2b-iii", "2c-ii")] == ["second", "third", "twice"]
+    assert not sheet.answered("2b-i")

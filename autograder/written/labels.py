@@ -107,27 +107,32 @@ def sectioning(line: str) -> tuple[str, float, int] | None:
 
 
 # A LaTeX list of parts: "\\begin{enumerate}[label=(\\roman*)]" (or "[(i)]"), whose items are (i), (ii)...
-_ROMAN_LIST = re.compile(r"^\s*\\begin\{enumerate\}\s*\[[^\]]*(?:\\roman|\(i\)|\bi\))")
+_LIST = re.compile(r"^\s*\\begin\{enumerate\}(?P<roman>\s*\[[^\]]*(?:\\roman|\(i\)|\bi\)))?")
 _LIST_END = re.compile(r"^\s*\\end\{enumerate\}")
 _ITEM = re.compile(r"^\s*\\item(?:\[(?P<label>[^\]\n]*)\])?")
+_SET_COUNTER = re.compile(r"\\setcounter\{enumi\}\{(?P<value>\d+)\}")
 
 
 def roman_items(lines: list[str]) -> dict[int, tuple[str, int]]:
-    """The items of LaTeX lists numbered in roman (``\\begin{enumerate}[label=(\\roman*)]``), as
-    {line: (their label, where the line's text after ``\\item`` starts)}: the k-th item is "(k in
-    roman)", or what ``\\item[(iii)]`` says."""
+    """The items of LaTeX lists that name parts, as {line: (their label, where the line's text after
+    ``\\item`` starts)}: in a list numbered in roman (``\\begin{enumerate}[label=(\\roman*)]``) the
+    k-th item is "(k in roman)", counted from ``\\setcounter{enumi}{...}`` where one is set; in any
+    list, ``\\item[(iii)]`` is what it says."""
     found: dict[int, tuple[str, int]] = {}
-    count = -1  # -1: not in such a list
+    count, roman = -1, False  # -1: in no list
     for number, line in enumerate(lines):
-        if _ROMAN_LIST.match(line):
-            count = 0
+        if (opened := _LIST.match(line)) is not None:
+            count, roman = 0, opened["roman"] is not None
         elif _LIST_END.match(line):
             count = -1
         elif count >= 0 and (item := _ITEM.match(line)) is not None:
             count += 1
-            label = item["label"] or (f"({ROMAN[count - 1]})" if count <= len(ROMAN) else "")
-            if label:
+            numbered = f"({ROMAN[count - 1]})" if roman and count <= len(ROMAN) else ""
+            label = item["label"] or numbered  # "\item[(ii)]" in any list
+            if label and read_label(label) is not None:
                 found[number] = (label, item.end())
+        if count >= 0 and (counter := _SET_COUNTER.search(line)) is not None:
+            count = int(counter["value"])  # "\setcounter{enumi}{1}": the next item is (ii)
     return found
 
 

@@ -1,10 +1,12 @@
 """The notations the derivation reader accepts, one row each: how students write it, what it is read
 as, and an answer that uses it, which the reader must judge equal to the course's formula.
 
-This is the one list of them: ``python -m autograder handouts`` writes it into each handout where the
-handout says ``<!-- notation table -->`` (so the students read the same list the reader is tested
-on), and ``tests/test_derivations.py`` judges every row's example. A notation the reader learns
-gets its row here, with an example, or students are not told about it.
+This is the one list of them: ``python -m autograder handouts`` writes how each is written and read
+into each handout where the handout says ``<!-- notation table -->`` (so the students read the same
+list the reader is tested on), and ``tests/test_derivations.py`` judges every row's example. The
+examples are right answers to the questions, so they stay here, with the staff: the handouts show
+the notation only. A notation the reader learns gets its row here, with an example, or students are
+not told about it.
 """
 
 from __future__ import annotations
@@ -82,8 +84,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"`\#\{k : w_k = w\}`, `\sum_{k: w_k = w}`",
-        "how often $w$ was drawn",
+        r"`\#\{\dots\}`, `|\{\dots\}|`, `\sum_{k: \dots}`",
+        "the number of elements of a set; a sum over the indices that satisfy a condition",
         r"$$\frac{\partial J}{\partial u_w} = \#\{k : w_k = w\}\,\sigma(u_w^\top v_c)\,v_c$$",
         "word2vec",
         "2c-ii",
@@ -97,8 +99,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-iii",
     ),
     Spelling(
-        r"`\frac{\partial J}{\partial \theta_j} = \hat y_j - y_j`",
-        "an equation for one entry, for all of them",
+        r"an equation for one entry (`\frac{\partial J}{\partial x_j} = ...`, with an index of your own)",
+        "that equation for every entry",
         r"$$\frac{\partial J}{\partial \theta_j} = \hat y_j - y_j$$",
         "word2vec",
         "1c-i",
@@ -137,13 +139,10 @@ SPELLINGS: tuple[Spelling, ...] = (
 
 
 def notation_table() -> str:
-    """The catalogue as a Markdown table, for the handouts."""
-    rows = [
-        "| you may write | it is read as | for example (question) |",
-        "| --- | --- | --- |",
-    ]
+    """The catalogue as a Markdown table, for the handouts: the notations, never the examples, which
+    answer the questions."""
+    rows = ["| you may write | it is read as |", "| --- | --- |"]
     for spelling in SPELLINGS:
-        example = " ".join(spelling.example.split())
-        cells = (spelling.written, spelling.read_as, f"`{example}` ({spelling.question})")
+        cells = (spelling.written, spelling.read_as)
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(rows)
