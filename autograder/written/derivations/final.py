@@ -147,7 +147,8 @@ def equations(answer: str) -> list[Equation]:
             case = None  # a case said answers the one math after it ("for $w = o$ and $y_o = 1$: $$...$$")
         previous_end = end
     for start, text in plain_formulas(answer):  # "∂J/∂l = ŷ − y", written without $
-        found += _equations_in(text, line(start), on_answer_line(start), True)
+        case = _plain_case(answer, start)
+        found += [replace(e, case=case) for e in _equations_in(text, line(start), on_answer_line(start), True)]
     if region is not None and not any(e.on_answer_line for e in found):
         text = answer[region[0] : region[1]].strip().strip("*_").strip()
         if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
@@ -244,6 +245,22 @@ def plain_formulas(answer: str) -> list[tuple[int, str]]:
             found += [(start + offset, text) for offset, text in _plain_formulas(line)]
         start += len(line)
     return found
+
+
+_PLAIN_CASE = re.compile(r"\b(?:for|if|when)\s+([a-z])\s*(=|≠|!=|\\neq?|\\ne)\s*([a-z])\b", re.IGNORECASE)
+
+
+def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
+    """The case a formula written without ``$`` answers: said before it on its line ("for w = o:
+    dJ/duw = ..."), or alone on the line above it ("For w ≠ o:"); None when none is."""
+    line_start = answer.rfind("\n", 0, start) + 1
+    said = list(_PLAIN_CASE.finditer(answer[line_start:start]))
+    if not said and line_start > 0:
+        above = answer[answer.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+        said = [m for m in [_PLAIN_CASE.search(above)] if m is not None and len(above.strip()) <= _CASE_REACH]
+    if not said:
+        return None
+    return said[-1][1], said[-1][3], said[-1][2] == "="
 
 
 def _plain_formulas(line: str) -> list[tuple[int, str]]:
