@@ -597,6 +597,8 @@ def test_a_definition_by_cases_in_words_is_read(questions, words, status):
     ("1c-i", "Hence dCE/dtheta = yhat - y"),
     ("2c-i", "dJ/duo = (sigma(uo^T vc) - 1) vc"),
     ("2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ ∈ ℝ^{|V|×d}"),
+    ("1c-i", "So dJ/dθ = yhat - y"),
+    ("2b-ii", "dJ/dvc = -uo + sum_w yhat_w uw"),
     ("2b-iii", "for w = o: dJ/duw = (yhat_o - 1) vc\nfor w != o: dJ/duw = yhat_w vc"),
     ("2b-iii", "For w = o:\ndJ/duw = (ŷ_o − 1) v_c\n\nFor w ≠ o:\ndJ/duw = ŷ_w v_c"),
     ("2b-iii", "$$\\frac{\\partial J}{\\partial \\boldsymbol{u}_{w}}=\\left\\{\\begin{array}{ll}\n"

@@ -267,3 +267,8 @@ def print_check(check: WrittenCheck, console: Console | None = None) -> None:
     if check.to_fix:
         summary += f"; {len(check.to_fix)} problem{'s' if len(check.to_fix) > 1 else ''} to fix"
     console.print(("[green]" if check.clean else "[yellow]") + escape(summary) + ".")
+    if check.missing and not check.to_fix:  # why the exit status is 1 while nothing is to fix
+        console.print(
+            f"The exit status is 1 until every question has an answer (not yet: {', '.join(check.missing)}).",
+            highlight=False,
+        )

@@ -70,7 +70,7 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1c-i",
     ),
     Spelling(
-        r"`\sum_w`, `\sum_{w \in V}`, `\sum_{k=1}^{K}` (their limits count)",
+        r"`\sum_w`, `\sum_{w \in V}`, `\sum_{k=1}^{K}`, `sum_w`, `Σ_w` (their limits count)",
         "sums",
         r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w \in V} \hat y_w u_w$$",
         "word2vec",

@@ -434,7 +434,7 @@ class Derivative:
 
 
 # Not the ∂ below the fraction bar of ∂J/∂x; in ASCII, "dJ/dvc" ("dJ / dU", "dCE/dtheta").
-_PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]|(?<![\w/])d[A-Za-z]\w*\s*/\s*d[A-Za-z]")
+_PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]|(?<![\w/])d[A-Za-zα-ω]\w*\s*/\s*d[A-Za-zα-ω]")
 _PLAIN_MATH = re.compile("[ŷᵀ⊙∘σ∑Σ𝟙⊤₀-₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥα-ωΘ]")
 _UPRIGHT_D = re.compile(r"\\(?:mathrm|text|operatorname|textrm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}")
 

@@ -98,6 +98,7 @@ _GREEK_WORD = re.compile(
     r"(?:(?<![\\A-Za-z])|(?<=[^\\A-Za-z]d)|(?<=^d))"
     r"(?:alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(?![A-Za-z])"
 )
+_SUM_WORD = re.compile(r"(?<![\\A-Za-z])sum(?=\s*_)")
 _DROPPED = {
     "\\" + name
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
@@ -168,6 +169,7 @@ def tokens(latex: str) -> list[Token]:
     text = _SUPERSCRIPTS.sub(lambda run: f"^{{{run[0].translate(_SUPERSCRIPT_LETTERS).replace('²', '2')}}}", text)
     text = "".join(_UNICODE.get(char, char) for char in text)
     text = _GREEK_WORD.sub(lambda word: f"\\{word[0]} ", text)  # "dtheta", "delta_1" typed without LaTeX
+    text = _SUM_WORD.sub(lambda _: "\\sum", text)  # "sum_{k=1}^K", "sum_w" typed without LaTeX
     found: list[Token] = []
     position = 0
     while position < len(text):
