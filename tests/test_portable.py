@@ -447,7 +447,7 @@ def test_every_module_of_the_students_commands_imports_on_a_simulated_windows(wi
 
 
 # Linux's own: the worker's output file and null device, and the removal of its folders.
-TEXT_MODE_ALLOWED = {("boundary.session", "_start"), ("worker.forkserver", "_become_worker_process"),
+TEXT_MODE_ALLOWED = {("boundary.session", "_output_file"), ("worker.forkserver", "_become_worker_process"),
                      ("core.safe_files", "remove_tree"), ("core.safe_files", "_open_folder"),
                      ("core.safe_files", "_allow_folder")}
 
