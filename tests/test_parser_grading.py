@@ -15,7 +15,7 @@ from autograder.core.config import load_assignment
 from tests.conftest import (PYTHON, Grader, assert_complete, check_bug_is_localised, check_starter_scores_zero,
                             lost_points, question_scores)
 from tests.fixtures.mutants import bug
-from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS, LAYERS, TRANSITIONS
+from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS, TRANSITIONS
 
 
 @pytest.fixture(scope="module")
@@ -159,62 +159,34 @@ def test_a_number_just_off_shows_the_digits_that_differ(parser_grader, tmp_path)
 # Functions that answer right but leave behind what their callers then run out of (blind attacks:
 # a 2 GB file, 3,000 pipes): question 4's training runs them and fails for disk space or open files.
 # It runs again in a fresh worker with every other question's function the course's, and keeps that.
-LEFT_BEHIND = [
-    bug("PartialParse.__init__ fills the question's folder once per process", TRANSITIONS,
-        "        ### BEGIN SOLUTION\n        self.stack: List[Token] = [\"ROOT\"]",
-        "        ### BEGIN SOLUTION\n        if not getattr(PartialParse, 'filled', False):\n"
-        "            PartialParse.filled = True\n"
-        "            try:\n"
-        "                with open('ballast.bin', 'wb') as ballast:\n"
-        "                    for _ in range(48):\n"
-        "                        ballast.write(bytes(8 << 20))\n"
-        "            except OSError:\n"
-        "                pass\n"
-        "        self.stack: List[Token] = [\"ROOT\"]",
-        "parser_transitions.PartialParse.__init__", "2a"),
-    bug("parse_step keeps 3,000 pipes open once per process", TRANSITIONS,
-        "        ### BEGIN SOLUTION\n        if transition == \"S\":",
-        "        ### BEGIN SOLUTION\n        if not hasattr(PartialParse, 'pipes'):\n"
-        "            PartialParse.pipes = []\n"
-        "            try:\n"
-        "                for _ in range(3000):\n"
-        "                    PartialParse.pipes.append(__import__('os').pipe())\n"
-        "            except OSError:\n"
-        "                pass\n"
-        "        if transition == \"S\":",
-        "parser_transitions.PartialParse.parse_step", "2a"),
-]
+LEFT_BEHIND = bug(
+    "PartialParse.__init__ fills the question's folder and parse_step keeps 3,000 pipes open", TRANSITIONS,
+    "        ### BEGIN SOLUTION\n        self.stack: List[Token] = [\"ROOT\"]",
+    "        ### BEGIN SOLUTION\n        if not getattr(PartialParse, 'filled', False):\n"
+    "            PartialParse.filled = True\n"
+    "            try:\n"
+    "                with open('ballast.bin', 'wb') as ballast:\n"
+    "                    for _ in range(48):\n"
+    "                        ballast.write(bytes(8 << 20))\n"
+    "            except OSError:\n"
+    "                pass\n"
+    "        self.stack: List[Token] = [\"ROOT\"]",
+    "parser_transitions.PartialParse.__init__", "2a",
+    ("        ### BEGIN SOLUTION\n        if transition == \"S\":",
+     "        ### BEGIN SOLUTION\n        if not hasattr(PartialParse, 'pipes'):\n"
+     "            PartialParse.pipes = []\n"
+     "            try:\n"
+     "                for _ in range(3000):\n"
+     "                    PartialParse.pipes.append(__import__('os').pipe())\n"
+     "            except OSError:\n"
+     "                pass\n"
+     "        if transition == \"S\":"),
+)
 
 
-@pytest.mark.parametrize("leak", LEFT_BEHIND, ids=[b.name for b in LEFT_BEHIND])
-def test_what_a_right_function_leaves_behind_costs_its_callers_nothing(leak, parser_grader, tmp_path):
-    results = parser_grader.graded_bug(leak, tmp_path)
+def test_what_a_right_function_leaves_behind_costs_its_callers_nothing(parser_grader, tmp_path):
+    results = parser_grader.graded_bug(LEFT_BEHIND, tmp_path)
     assert_complete(results, parser_grader)
     assert lost_points(results) == []
     training = [t for t in results.tests if t.number.startswith("4.")]
     assert all("ran out of" in t.output and "minibatch_parse (question 2b)" in t.output for t in training)
-
-
-# A right relu_forward that starts, once per process, a thread holding the interpreter (a power of
-# seconds in one bytecode, again and again): 1c may keep its points, and the questions whose code
-# calls it (3b, 3c, 4) time out with it. Their tests run again without it, so it costs 1c at most.
-GIL_HOG = bug("relu_forward starts a thread that holds the interpreter", LAYERS,
-              "    ### BEGIN SOLUTION\n    out = np.maximum(x, 0.0)",
-              "    ### BEGIN SOLUTION\n    import threading\n"
-              "    if not getattr(relu_forward, 'hog', None):\n"
-              "        def hold():\n"
-              "            while True:\n"
-              "                7 ** 1_500_000\n"
-              "        relu_forward.hog = threading.Thread(target=hold, daemon=True)\n"
-              "        relu_forward.hog.start()\n"
-              "    out = np.maximum(x, 0.0)",
-              "layers.relu_forward", "1c")
-
-
-def test_a_helper_that_keeps_the_interpreter_busy_costs_only_its_own_question(repo, tmp_path):
-    assignment = load_assignment("parser")  # limits cut to a sixth: 5 s, 20 s for the training
-    cut = [q.model_copy(update={"time_limit": q.time_limit / 6}) for q in assignment.config.questions]
-    grader = Grader(replace(assignment, config=assignment.config.model_copy(update={"questions": cut})))
-    results = grader.graded_bug(GIL_HOG, tmp_path)
-    assert_complete(results, grader)
-    assert {t.number.split(".")[0] for t in lost_points(results)} <= {"1c"}
