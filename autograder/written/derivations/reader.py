@@ -362,10 +362,8 @@ def defined_function(left: str) -> tuple[str, str] | None:
         function = reader.function_name()
         if not function:
             return None
-        while reader.peek().text == "'" or (reader.peek().text == "^" and reader.peek(1).text in ("'", "\\prime")):
-            if reader.take().text == "^":
-                reader.take()
-            function = function if function.endswith("'") else function + "'"
+        if reader.primes():
+            function += "'"
         if reader.peek().text not in _OPEN:
             return None
         closing = _OPEN[reader.take().text]
@@ -645,12 +643,17 @@ class _Reader:
         """Whether ``name`` is no symbol of the notation (``e`` may be one)."""
         return self.vocabulary is None or name not in self.vocabulary.symbols
 
-    def call(self, function: str) -> Node:
-        derivative = False
+    def primes(self) -> bool:
+        """Whether a derivative's mark follows (``'``, ``^\\prime``, several), consumed."""
+        found = False
         while self.peek().text == "'" or (self.peek().text == "^" and self.peek(1).text in ("'", "\\prime")):
             if self.take().text == "^":
                 self.take()
-            derivative = True
+            found = True
+        return found
+
+    def call(self, function: str) -> Node:
+        derivative = self.primes()
         if function == "max":
             return self.maximum()
         if self.peek().text in _OPEN:
