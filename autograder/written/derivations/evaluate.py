@@ -104,7 +104,7 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
             return np.array([[float(left.ravel() @ right.ravel())]])
         return _product(left, right, node.kind)
     if isinstance(node, Power):
-        return np.power(evaluate(node.base, scope), node.exponent)
+        return _power(evaluate(node.base, scope), node.exponent)
     if isinstance(node, Transpose):
         return evaluate(node.operand, scope).T
     if isinstance(node, Call):
@@ -306,6 +306,14 @@ def _product(left: np.ndarray, right: np.ndarray, kind: str) -> np.ndarray:
     if left.shape == right.shape:
         return left * right
     raise ShapeError(f"it multiplies a {_shape(left)} by a {_shape(right)}")
+
+
+def _power(base: np.ndarray, exponent: float) -> np.ndarray:
+    """Entry by entry (``h^2``); a negative power only of a scalar, where it is no matrix inverse."""
+    if exponent < 0 and not _is_scalar(base):
+        raise ShapeError(f"it raises a {_shape(base)} to a negative power; no inverse of a vector or matrix is read")
+    with np.errstate(all="ignore"):
+        return np.power(base, exponent)
 
 
 def _combine(left: np.ndarray, right: np.ndarray, operation, what: str) -> np.ndarray:

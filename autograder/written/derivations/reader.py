@@ -50,10 +50,15 @@ from autograder.written.derivations.tree import (
     Tabulate,
     Transpose,
 )
-from autograder.written.expressions import GREEK, GREEK_LETTERS
 
 MAX_LENGTH = 1000  # characters of one formula
 MAX_DEPTH = 60  # nested brackets, products and sums
+MAX_POWER = 8  # the largest exponent read (a larger one is no formula of these assignments)
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
+    "omega"
+).split()
+GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", GREEK))
 
 _UNICODE = {
     "ŷ": "\\hat{y}",
@@ -79,6 +84,8 @@ _UNICODE = {
     "∈": "\\in ",
     "ℝ": "\\mathbb{R}",
     "²": "^2",
+    "÷": "/",
+    "`": " ",
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
     "σ": "\\sigma ",
 }
@@ -104,7 +111,7 @@ _DROPPED = {
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
     "displaystyle textstyle limits nolimits nonumber notag".split()
 }
-_SAME = {"\\Sigma": "\\sum", "\\cdotp": "\\cdot"}  # commands read as others
+_SAME = {"\\Sigma": "\\sum", "\\cdotp": "\\cdot", "\\div": "/"}  # commands read as others
 _ACCENTS = {
     "\\hat": "hat",
     "\\widehat": "hat",
@@ -145,12 +152,16 @@ _NO_FACTOR = _STOPS | _ELEMENTWISE | {"\\otimes"} | _TIMES | set(_COMPARE) | _LE
 # (an indicator inside, as in "(1 - \mathbb{1}[y_i = 1])", makes it a factor).
 _CONDITION_AT_END = re.compile(
     r"\s*\((?![^()]*(?:\\mathbb|\\mathbf|\\mathds|\[))"
-    r"(?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$"
+    r"(?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text\s*\{\s*(?:if|for|when|where)\b|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$"
 )
 
 
 class ReadError(ValueError):
     """The formula cannot be read; the message says what stopped the reader."""
+
+
+class UnknownName(ReadError):
+    """A name that is no symbol of the notation and that the answer did not define."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +181,7 @@ def tokens(latex: str) -> list[Token]:
     text = "".join(_UNICODE.get(char, char) for char in text)
     text = _GREEK_WORD.sub(lambda word: f"\\{word[0]} ", text)  # "dtheta", "delta_1" typed without LaTeX
     text = _SUM_WORD.sub(lambda _: "\\sum", text)  # "sum_{k=1}^K", "sum_w" typed without LaTeX
+    text = text.replace("**", "^")  # a power as Python writes it
     found: list[Token] = []
     position = 0
     while position < len(text):
@@ -206,7 +218,8 @@ class Atom:
 
 
 def _flat(group: tuple[Token, ...]) -> str:
-    return "".join(token.text for token in group if token.text not in "{}")
+    """A subscript as one key: ``{drop}``, ``\\text{drop}`` and ``{\\rm drop}`` are all ``drop``."""
+    return "".join(token.text for token in group if token.text not in "{}" and token.text not in _WORDS)
 
 
 class Vocabulary:
@@ -383,12 +396,12 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
         latex = latex[: condition.start()]
     found = tokens(latex)
     reader = _Reader(found, vocabulary)
-    if reader.at_end():
+    if reader.at_end() or reader.word_starts():
         raise ReadError("there is no formula in it")
     node = reader.expression()
     if reader.at_end():
         return node, ""
-    if reader.peek().text in _STOPS:
+    if reader.peek().text in _STOPS or reader.word_starts():
         start = reader.peek().start
         return node, "".join(_UNICODE.get(c, c) for c in latex)[start:].strip()
     raise ReadError(f"it cannot be read from '{reader.peek().text}' on")
@@ -422,7 +435,11 @@ class _Reader:
             raise ReadError(f"expected '{text}' but found '{token.text}' (are the brackets balanced?)")
 
     def group(self) -> tuple[Token, ...]:
-        """A LaTeX argument: ``{...}`` (without its braces) or one token."""
+        """A LaTeX argument: ``{...}`` (without its braces) or one token; a word's or a font's
+        command with its own argument is one (``p_\\text{drop}``)."""
+        if self.peek().text in (_WORDS | _FONTS) and self.peek(1).text == "{":
+            command = self.take()
+            return (command, *self.group())
         if self.peek().text != "{":
             return (self.take(),)
         self.take()
@@ -477,10 +494,24 @@ class _Reader:
             elif token.text == "/":
                 self.take()
                 node = Product(node, self.postfix(), "divide")
-            elif self.starts_primary(token):
+            elif self.starts_primary(token) and not self.word_starts():
                 node = Product(node, self.postfix(), "product")
             else:
                 return node
+
+    def word_starts(self) -> bool:
+        """Whether a word that names nothing starts here (``transitions`` of ``2n transitions``):
+        three letters or more written together that cannot be read; it ends the formula."""
+        if self.peek().kind != "letter" or self.run_of_letters(after=None) < 3:
+            return False
+        start = self.position
+        try:
+            self.postfix()
+        except ReadError:
+            return True
+        finally:
+            self.position = start
+        return False
 
     def starts_primary(self, token: Token) -> bool:
         if token.kind in ("number", "letter"):
@@ -510,7 +541,10 @@ class _Reader:
                 node = Transpose(node)
             elif self.peek().text == "^":
                 self.take()
-                node = self.superscript(node, self.group())
+                group = self.group()
+                if group[0].text == "-" and self.peek().kind == "number":  # x^-1, as plain text writes it
+                    group += (self.take(),)
+                node = self.superscript(node, group)
             elif self.peek().text == "_":  # (W_1)_{ji}, (xW + b_1)_i
                 self.take()
                 node = Entry(node, self.entry_indices(self.group()))
@@ -521,14 +555,14 @@ class _Reader:
         text = "".join(token.text for token in group)
         if transposes(group):
             return Transpose(node)
-        if text in ("-1", "-T"):
-            raise ReadError("it uses an inverse (^{-1}), which this reader does not compute")
+        if text == "-T":
+            raise ReadError("it uses an inverse (^{-T}), which this reader does not compute")
         try:
             exponent = float(text)
         except ValueError:
             raise ReadError(f"it raises to the power '{text}'; only numbers and transposes are read") from None
-        if abs(exponent) > 8:
-            raise ReadError("it raises to a power above 8")
+        if abs(exponent) > MAX_POWER:
+            raise ReadError(f"it raises to a power above {MAX_POWER}")
         return Power(node, exponent)
 
     def primary(self) -> Node:
@@ -576,7 +610,7 @@ class _Reader:
             return probability
         atom = self.atom()
         if atom is None:
-            raise ReadError(f"it cannot be read from '{token.text}' on")
+            raise ReadError(_not_read(token))
         return Transpose(self.resolve(atom)) if atom.transposed else self.resolve(atom)
 
     def whole(self) -> Node:
@@ -958,7 +992,7 @@ class _Reader:
             raise ReadError(
                 f"{atom.key} is a size of this question's notation, which a formula uses only as a sum's limit"
             )
-        raise ReadError(f"{_shown_atom(atom)} is not a symbol of this question's notation")
+        raise UnknownName(f"{_shown_atom(atom)} is not a symbol of this question's notation")
 
     def part(self, family: str, index: IndexExpression) -> Node:
         """A part of ``family``, or of what the answer defined in its place."""
@@ -988,6 +1022,14 @@ class _Reader:
         lists = sorted(vocabulary.index_lists) if vocabulary is not None else []
         listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
         raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
+
+
+def _not_read(token: Token) -> str:
+    if token.kind == "end":
+        return "it ends too soon (an operator or a bracket without what follows it)"
+    if token.kind == "command":
+        return f"it uses '{token.text}', which this reader does not know"
+    return f"it cannot be read from '{token.text}' on"
 
 
 def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
