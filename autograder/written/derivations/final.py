@@ -29,8 +29,11 @@ from dataclasses import dataclass, replace
 
 from autograder.written.derivations.notation import Target
 from autograder.written.derivations.reader import (
+    OTHERWISE,
     Atom,
+    Cases,
     ReadError,
+    Side,
     Token,
     Vocabulary,
     atom_at,
@@ -39,7 +42,7 @@ from autograder.written.derivations.reader import (
     tokens,
 )
 from autograder.written.expressions import ANSWER_LINE, BOXED, below_answer_line, braced
-from autograder.written.latex import delimited, math_in
+from autograder.written.latex import math_in
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
 _CASE_SAID = re.compile(r"([a-z])\s*(=|\\neq?|\\ne|≠)\s*([a-z])")
@@ -47,11 +50,7 @@ _CASE_REACH = 40  # characters between "for $w = o$" and the equation it introdu
 _LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (base64): no formula
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?[\d.]+\s*(?:pt|em|ex|mm|cm|in|mu|bp)\s*\]")  # \\[2pt]: a row break
-_MATRICES = ("matrix", "pmatrix", "bmatrix", "vmatrix", "Bmatrix", "Vmatrix", "array")  # not read
-_ROW_BREAK = "\\rowbreak "
-_CASES = "\\cases{"  # a cases part as _equations_in keeps it: \cases{row \rowbreak row}
 _CONDITION_WORDS = re.compile(r"\\(?:text|mbox|textrm|quad|qquad)|\b(?:if|for|when)\b|[{},&]")
-_OTHERWISE = re.compile(r"otherwise|else|elsewhere")
 _EQUALS = re.compile(r"(?<![<>!\\])=(?!=)|\\coloneqq|\\equiv|\\triangleq")
 _DERIVATIVE_START = {"\\frac", "\\dfrac", "\\tfrac", "\\partial", "\\nabla", "d", "\\mathrm"}
 _NOT_IN_DERIVATIVE = {"+", "-", "\\leftarrow", "\\gets", "\\approx", "\\cdot", "\\alpha", "\\eta"}
@@ -70,7 +69,7 @@ _SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMAR
 @dataclass(frozen=True)
 class Equation:
     left: str  # LaTeX, "" when the formula stands alone
-    parts: tuple[str, ...]  # the right sides, in order
+    parts: tuple[Side, ...]  # the right sides, in order
     line: int  # in the answer, from 1
     on_answer_line: bool = False
     boxed: bool = False
@@ -96,7 +95,7 @@ class Renamed:
 class Found:
     """The formula taken as final for a target, and where it was found, said for feedback."""
 
-    latex: str
+    latex: Side
     where: str  # "the last displayed equation for it"
     line: int = 1  # of the answer, from 1
     before: tuple[Equation, ...] = ()  # the equations above it, where the answer defines its names
@@ -132,8 +131,9 @@ def equations(answer: str) -> list[Equation]:
         between = answer[previous_end:start]
         prose = _cases_in_words(answer, maths, index)
         if prose is not None:
-            math, skip = prose
-            end = maths[skip - 1][1]
+            found += _defined_by_cases(*prose[:2], line(start), on_answer_line(start), displayed)
+            skip, previous_end, case = prose[2], maths[prose[2] - 1][1], None
+            continue
         if case is not None and (len(between) > _CASE_REACH or "\n\n" in between or ". " in between):
             case = None
         said = _case_said(math)
@@ -168,10 +168,10 @@ _OTHERWISE_AFTER = re.compile(r"^\s*,?\s*(?:otherwise|else|elsewhere)\b")
 _VALUE_OTHERWISE = re.compile(r"^\s*(?:,|;|and|,\s*and)\s*(-?\d+(?:\.\d+)?)\s*,?\s*(?:otherwise|else|elsewhere)\b")
 
 
-def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index: int) -> tuple[str, int] | None:
-    """The math at ``index`` as cases (``L = \\begin{cases} V & C \\\\ V_2 & C_2 \\end{cases}``)
-    when the words after it give its value by cases, and the index of the first math after them;
-    None otherwise. Both rows must be there: "$y_i = 1$ if $i = o$" alone says nothing of the rest."""
+def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index: int) -> tuple[str, Cases, int] | None:
+    """The math at ``index`` as its left side and the cases its value takes, when the words after
+    it give them, and the index of the first math after them; None otherwise. Both rows must be
+    there: "$y_i = 1$ if $i = o$" alone says nothing of the rest."""
     _, end, math, _ = maths[index]
     if "=" not in math or index + 1 >= len(maths) or not _IF_WORD.fullmatch(answer[end : maths[index + 1][0]]):
         return None
@@ -191,8 +191,15 @@ def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index:
             return None
     else:
         return None
-    cases = " \\\\ ".join(f"{v.strip()} & {c.strip()}" for v, c in rows)
-    return f"{left}= \\begin{{cases}} {cases} \\end{{cases}}", taken
+    return left, Cases(tuple(_row(value, condition) for value, condition in rows)), taken
+
+
+def _defined_by_cases(left: str, cases: Cases, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
+    """The equations of a math whose value the words after it give by cases: what comes before its
+    last part as usual, the last part's name defined as the cases."""
+    *before, name = _top_level_split(left, _SEPARATOR)
+    listed = _equations_in(",".join(before), line, on_answer_line, displayed) if before else []
+    return [*listed, Equation(_LEADING_WORD.sub("", name.strip()), (cases,), line, on_answer_line, False, displayed)]
 
 
 def _continued(above: Equation, rest: Equation) -> Equation:
@@ -200,7 +207,8 @@ def _continued(above: Equation, rest: Equation) -> Equation:
     (``$\\frac{\\partial}{\\partial v_c}(...)$``) becomes the left side."""
     if above.left:
         return replace(rest, left=above.left, parts=above.parts + rest.parts, boxed=above.boxed or rest.boxed)
-    return replace(rest, left=above.parts[-1], boxed=above.boxed or rest.boxed)
+    left = above.parts[-1]
+    return replace(rest, left=left if isinstance(left, str) else left.shown(), boxed=above.boxed or rest.boxed)
 
 
 def _tail(answer: str) -> str:
@@ -289,30 +297,20 @@ def _case_said(math: str) -> tuple[str, str, bool] | None:
     return (said[1], said[3], said[2] == "=") if said else None
 
 
-def _environments(math: str, name: str, replace: Callable[[str], str]) -> str:
-    """``math`` with each ``\\begin{name}...\\end{name}`` replaced by ``replace(inside)``."""
-    opening, closing = f"\\begin{{{name}}}", f"\\end{{{name}}}"
-    pieces, position = [], 0
-    for start, end in delimited(math, opening, closing):
-        pieces += [math[position:start], replace(math[start + len(opening) : end])]
-        position = end + len(closing)
-    return "".join(pieces) + math[position:]
-
-
-# Mathpix's cases: an array between a left brace and nothing ("\left\{\begin{array}{ll} ... \end{array}\right.").
-_BRACED_ARRAY = re.compile(r"\\left\s*\\\{\s*\\begin\{array\}\{[a-z|]*\}(.*?)\\end\{array\}\s*\\right\s*\.", re.DOTALL)
+# A side by cases: \begin{cases}, or Mathpix's array between a left brace and nothing.
+_CASES_SIDE = re.compile(
+    r"\\begin\{cases\*?\}(.*)\\end\{cases\*?\}"
+    r"|\\left\s*\\\{\s*\\begin\{array\}\{[a-z|]*\}(.*)\\end\{array\}\s*\\right\s*\.",
+    re.DOTALL,
+)
+_ROWS = re.compile(r"\\\\")
 
 
 def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
-    math = _BRACED_ARRAY.sub(lambda rows: f"\\begin{{cases}}{rows[1]}\\end{{cases}}", math)
     math = _ROW_SPACING.sub(r"\\\\", _ENVIRONMENT.sub(" ", math))
-    for matrix in _MATRICES:
-        math = _environments(math, matrix, lambda inside: " \\unread ")
     math, boxed = _unboxed(math)
-    # The rows of cases stay in one part (\cases{row \rowbreak row}), for final_formula to choose from.
-    math = _environments(math, "cases", lambda inside: _CASES + inside.replace("\\\\", _ROW_BREAK) + "}")
     found: list[Equation] = []
-    for row in _top_level_split(math, re.compile(r"\\\\")):
+    for row in _top_level_split(math, _ROWS):
         chunks = [c for c in _top_level_split(row, _SEPARATOR) if c.strip()]
         for chunk in chunks:
             sides = [side.strip().strip("&").strip() for side in _top_level_split(chunk, _EQUALS)]
@@ -321,15 +319,33 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
                 continue  # "a =" or "====": nothing on the right to read
             if len(sides) == 1:
                 if not found and len(chunks) == 1 and sides[0]:
-                    found.append(Equation("", (sides[0],), line, on_answer_line, boxed, displayed))
+                    found.append(Equation("", (_side(sides[0]),), line, on_answer_line, boxed, displayed))
                 continue
+            right = tuple(_side(s) for s in sides[1:] if s)
             if not sides[0] and found:  # "&= ..." continues the equation above
                 previous = found.pop()
-                parts = previous.parts + tuple(s for s in sides[1:] if s)
+                parts = previous.parts + right
                 found.append(Equation(previous.left, parts, line, on_answer_line, previous.boxed or boxed, displayed))
                 continue
-            found.append(Equation(sides[0], tuple(s for s in sides[1:] if s), line, on_answer_line, boxed, displayed))
+            found.append(Equation(sides[0], right, line, on_answer_line, boxed, displayed))
     return found
+
+
+def _side(text: str) -> Side:
+    """A side as written, or its cases when it is one formula by cases."""
+    cases = _CASES_SIDE.fullmatch(text)
+    if cases is None:
+        return text
+    rows = (row.partition("&") for row in _top_level_split(cases[1] or cases[2] or "", _ROWS) if row.strip())
+    return Cases(tuple(_row(formula, condition) for formula, _, condition in rows))
+
+
+def _row(formula: str, condition: str) -> tuple[str, str]:
+    """A row of cases as (formula, condition without its words); ``(\\hat y_o - 1) v_c, w = o``
+    written without ``&`` too."""
+    if not condition.strip() and "," in formula:
+        formula, _, condition = formula.rpartition(",")
+    return formula.strip().rstrip(","), _condition_text(condition)
 
 
 def _unboxed(math: str) -> tuple[str, bool]:
@@ -347,31 +363,18 @@ def _unboxed(math: str) -> tuple[str, bool]:
     return math, boxed
 
 
-def _case_rows(part: str) -> list[tuple[str, str]] | None:
-    """The rows of a ``\\cases{...}`` part as (formula, condition without its words), or None
-    when the part is no cases."""
-    if not part.startswith(_CASES):
-        return None
-    rows = (row.partition("&") for row in part[len(_CASES) : -1].split(_ROW_BREAK))
-    return [(formula, _condition_text(condition)) for formula, _, condition in rows]
-
-
-def case_of(part: str, letter: str, value: str) -> str | None:
-    """The row of ``\\cases{...}`` (a part) for ``letter`` = ``value`` (``other``: any word but
-    ``o``), None when no row's condition says; ``part`` itself when it is no cases."""
-    rows = _case_rows(part)
-    if rows is None:
-        return part
-    for formula, condition in rows:
-        if not condition and "," in formula:  # "(\hat y_o - 1) v_c, w = o" without &
-            formula, _, condition = formula.rpartition(",")
-            condition = _condition_text(condition)
+def case_of(side: Side, letter: str, value: str) -> Side | None:
+    """The row of cases for ``letter`` = ``value`` (``other``: any word but ``o``), None when no
+    row's condition says; ``side`` itself when it is no cases."""
+    if isinstance(side, str):
+        return side
+    for formula, condition in side.rows:
         equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
         differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition)
-        if value == "other" and (_OTHERWISE.fullmatch(condition) or differs):
-            return formula.strip().rstrip(",")
+        if value == "other" and (OTHERWISE.fullmatch(condition) or differs):
+            return formula
         if equal and value in (equal[1], equal[2]):
-            return formula.strip().rstrip(",")
+            return formula
     return None
 
 
@@ -380,24 +383,7 @@ def _condition_text(condition: str) -> str:
     return " ".join(_CONDITION_WORDS.sub(" ", condition).split()).strip(" .,;")
 
 
-def as_indicators(part: str) -> str:
-    """A cases part whose rows hold conditions (``W_{ji} & \\text{if } z_i > 0 \\\\ 0 & \\text{otherwise}``)
-    as one formula: each row times the indicator of its condition, ``otherwise`` times what no other
-    row covers. ``part`` itself when it is no cases or a row has no condition."""
-    rows = _case_rows(part)
-    if rows is None:
-        return part
-    terms: list[str] = []
-    taken: list[str] = []
-    for formula, condition in rows:
-        if _OTHERWISE.fullmatch(condition):
-            terms.append(f"({formula.strip()})(1 - {' - '.join(taken) or '0'})")
-        elif condition:
-            taken.append(f"\\mathbb{{1}}[{condition}]")
-            terms.append(f"({formula.strip()}){taken[-1]}")
-        else:
-            return part
-    return " + ".join(terms)
+_ENVIRONMENT_MARK = re.compile(r"\\(begin|end)\s*\{[A-Za-z*]*\}|\\right\s*\.")
 
 
 def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
@@ -406,6 +392,10 @@ def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
     while position < len(text):
         char = text[position]
         pair = text[position : position + 2]
+        if char == "\\" and (environment := _ENVIRONMENT_MARK.match(text, position)) is not None:
+            depth += 1 if environment[1] == "begin" else -1  # \begin{cases} ... \end{cases} is a bracket
+            position = environment.end()
+            continue
         if char == "\\" and pair in ("\\{", "\\}", "\\\\") and separator.pattern != r"\\\\":
             depth += 1 if pair == "\\{" else -1 if pair == "\\}" else 0  # a set \{k : w_k = w\} is a bracket
             position += 2
@@ -590,7 +580,8 @@ _ZERO = re.compile(r"\\(?:mathbf|boldsymbol|vec|bm|mathbb)\{?\s*0\s*\}?|0")
 
 def _zero(equation: Equation) -> bool:
     """Whether the equation's last part is 0 (``\\mathbf{0}``), as in "it is zero when ..."."""
-    return _ZERO.fullmatch(equation.parts[-1].strip().rstrip(".,;").strip()) is not None
+    last = equation.parts[-1]
+    return isinstance(last, str) and _ZERO.fullmatch(last.strip().rstrip(".,;").strip()) is not None
 
 
 @dataclass(frozen=True)

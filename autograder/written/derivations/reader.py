@@ -165,6 +165,23 @@ class UnknownName(ReadError):
 
 
 @dataclass(frozen=True)
+class Cases:
+    """A formula by cases as written (``\\begin{cases}``, Mathpix's braced array, or cases in
+    words): each row's formula (LaTeX) and its condition without its words (``w = o``,
+    ``otherwise``; "" when the row says none)."""
+
+    rows: tuple[tuple[str, str], ...]
+
+    def shown(self) -> str:
+        rows = " \\\\ ".join(f"{formula} & {condition}" for formula, condition in self.rows)
+        return f"\\begin{{cases}} {rows} \\end{{cases}}"
+
+
+Side = str | Cases  # a side of an equation: a formula, or one by cases
+OTHERWISE = re.compile(r"otherwise|else|elsewhere")
+
+
+@dataclass(frozen=True)
 class Token:
     kind: str  # number, letter, command, symbol
     text: str
@@ -240,7 +257,7 @@ class Vocabulary:
         self.defined_as = {s.latex: s.define for s in notation.symbols if s.define}  # h: \sigma(z_1)
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
-        self.unread_definitions: dict[str, str] = {}  # the answer's own names it defined unreadably
+        self.unread_definitions: dict[str, Side] = {}  # the answer's own names it defined unreadably
         self.functions: dict[str, tuple[str, Node | None]] = {}  # sigma' -> (parameter, body; None: unread)
 
     def defines(self, key: str) -> bool:
@@ -285,7 +302,7 @@ class Vocabulary:
         it keeps when the answer's definition of it cannot be read; a symbol's is not one."""
         return not self.own_name(key) and key not in self.symbols
 
-    def with_unread_definitions(self, definitions: dict[str, str]) -> Vocabulary:
+    def with_unread_definitions(self, definitions: dict[str, Side]) -> Vocabulary:
         """The answer's own names defined as ``definitions`` (LaTeX) that are not read yet: until
         they are, or when they cannot be, they mean nothing else (``a_2`` is no entry of ``a``)."""
         defined = copy.copy(self)
@@ -405,6 +422,34 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
         start = reader.peek().start
         return node, "".join(_UNICODE.get(c, c) for c in latex)[start:].strip()
     raise ReadError(f"it cannot be read from '{reader.peek().text}' on")
+
+
+def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
+    """:func:`read` for a side of an equation. Cases whose rows hold conditions read as one formula:
+    each row times the indicator of its condition, ``otherwise`` times what no other row covers."""
+    if isinstance(side, str):
+        return read(side, vocabulary)
+    terms: list[Node] = []
+    taken: list[Node] = []
+    for formula, condition in side.rows:
+        value, _ = read(formula, vocabulary)
+        if OTHERWISE.fullmatch(condition):
+            rest: Node = Number(1.0)
+            for indicator in taken:
+                rest = Sum(rest, indicator, subtract=True)
+            terms.append(Product(value, rest, "product"))
+        elif condition:
+            reader = _Reader(tokens(condition), vocabulary)
+            taken.append(reader.condition())
+            if not reader.at_end():
+                raise ReadError(f"the condition '{condition}' of its cases cannot be read")
+            terms.append(Product(value, taken[-1], "product"))
+        else:
+            raise ReadError(f"the row '{formula}' of its cases says for which case it holds nowhere")
+    node = terms[0]
+    for term in terms[1:]:
+        node = Sum(node, term)
+    return node, ""
 
 
 class _Reader:
@@ -608,6 +653,8 @@ class _Reader:
             return Call("exp", self.sub_reader(self.group()).whole())
         if (probability := self.probability()) is not None:
             return probability
+        if token.text == "\\begin":
+            raise ReadError("it writes out an array entry by entry (\\begin{...}), which is not read")
         atom = self.atom()
         if atom is None:
             raise ReadError(_not_read(token))
@@ -1049,15 +1096,15 @@ def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
 
 def _unread_definition(atom: Atom, vocabulary: Vocabulary) -> str:
     """Why a name the answer defined cannot be read: what its definition needs that is missing."""
-    latex = vocabulary.unread_definitions[atom.key]
-    shown = " ".join(latex.split())
+    side = vocabulary.unread_definitions[atom.key]
+    shown = " ".join((side if isinstance(side, str) else side.shown()).split())
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     others = {**vocabulary.unread_definitions}
     del others[atom.key]
     try:  # read with the other unread names missing: the error names what is really missing
         without = copy.copy(vocabulary)
         without.unread_definitions = others
-        read(latex, without)
+        read_side(side, without)
     except ReadError as error:
         return f"{_shown_atom(atom)} is defined as '{shown}', which cannot be read: {error}"
     return f"{_shown_atom(atom)} is defined as '{shown}', which cannot be read"

@@ -23,12 +23,20 @@ from autograder.written.derivations.final import (
     Found,
     Renamed,
     answer_math,
-    as_indicators,
     case_of,
     final_formula,
 )
 from autograder.written.derivations.notation import Convention, Notation, Target
-from autograder.written.derivations.reader import ReadError, Vocabulary, defined_function, defined_name, key_of, read
+from autograder.written.derivations.reader import (
+    ReadError,
+    Side,
+    Vocabulary,
+    defined_function,
+    defined_name,
+    key_of,
+    read,
+    read_side,
+)
 from autograder.written.derivations.tree import Entry, Name, Node, Number, Part, Transpose, has_dot, kinks, shown
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
@@ -272,19 +280,19 @@ def read_final(
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
     vocabulary = defined_names(found.after, defined_names(found.before, vocabulary), later=True)
-    latex = _case_row(found.latex, case)
-    if latex is None:
+    side = _case_row(found.latex, case)
+    if side is None:
         return found, None, f"its cases have no row for {_condition(case)}"
     try:
-        node, _ = read(latex, vocabulary)
+        node, _ = read_side(side, vocabulary)
     except ReadError as error:
-        return found, None, f"'{_shown_latex(latex)}': {error}"
-    return replace(found, latex=latex), Transpose(node) if found.transposed else node, ""
+        return found, None, f"'{_shown_side(side)}': {error}"
+    return replace(found, latex=side), Transpose(node) if found.transposed else node, ""
 
 
-def _shown_latex(latex: str) -> str:
-    """A formula as the student wrote it, for a message: internal marks spelled out, cut at 120."""
-    text = " ".join(latex.replace("\\unread", "\\begin{bmatrix}...\\end{bmatrix}").split())
+def _shown_side(side: Side) -> str:
+    """A formula as the student wrote it, for a message: on one line, cut at 120 characters."""
+    text = " ".join((side if isinstance(side, str) else side.shown()).split())
     return text if len(text) <= 120 else text[:117] + "..."
 
 
@@ -342,7 +350,7 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
         return vocabulary
     for part in reversed(equation.parts):
         try:
-            node, _ = read(as_indicators(part), vocabulary)
+            node, _ = read_side(part, vocabulary)
         except ReadError:
             continue
         if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
@@ -360,7 +368,7 @@ def _function_defined(equation: Equation, vocabulary: Vocabulary, function: str,
     inside, parameter = vocabulary.with_parameter(letter)
     for part in reversed(equation.parts):
         try:
-            body, _ = read(as_indicators(part), inside)
+            body, _ = read_side(part, inside)
         except ReadError:
             continue
         if isinstance(body, Number):  # "ReLU'(z) = 1 if z > 0, 0 otherwise": its cases in words, unread
@@ -458,15 +466,15 @@ def how_to_write(question: DerivationQuestion, target: Target) -> str:
     )
 
 
-def _case_row(part: str, case: dict[str, str]) -> str | None:
-    """The row of a cases part that answers ``case`` (or, for a case of no index, the rows with their
-    conditions as indicators); the part itself when it is no cases."""
+def _case_row(side: Side, case: dict[str, str]) -> Side | None:
+    """The row of a side by cases that answers ``case`` (for a case of no index, all its rows, read
+    with their conditions); the side itself when it is no cases."""
     for letter, value in case.items():
-        row = case_of(part, letter, value)
+        row = case_of(side, letter, value)
         if row is None:
             return None
-        part = row
-    return as_indicators(part)
+        side = row
+    return side
 
 
 def _judge_case(
