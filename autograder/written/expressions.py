@@ -41,14 +41,13 @@ from autograder.written.derivations.tree import Node, shown
 # No two parts of the prefix can match the same characters, so a line that is not an answer line
 # fails at once ("[ \t]*[*_]*[ \t]*" would try every split of a long run of spaces).
 ANSWER_LINE = re.compile(
-    r"^[ \t>*_#-]*(?:final[ \t]+)?answer[ \t]*(?:[*_]+[ \t]*)?[:=][ \t]*[*_]*"
+    r"^[ \t>*_#-]*(?P<word>(?:final[ \t]+)?answer)[ \t]*(?:[*_]+[ \t]*)?[:=][ \t]*[*_]*"
     r"(?P<rest>.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 BOXED = "\\boxed"
 _DISPLAY = ("$$", "\\[")
-_ANSWER_LINE_NAME = "the line starting with 'Answer:'"
 _MAX_LINE = 2000  # of an Answer: line, or of what is read below it
 _MAX_LENGTH = 200  # of the formula itself
 _DISPLAY_LINES = 20  # display math below "Answer:" must close within these lines
@@ -109,14 +108,20 @@ def final_answer(text: str) -> FinalAnswer | None:
     return None
 
 
+def answer_word(match: re.Match) -> str:
+    """How an answer line names itself, for messages: "Answer" or "Final answer"."""
+    return " ".join(match["word"].split()).capitalize()
+
+
 def _on_answer_line(text: str, match: re.Match, lines: int) -> FinalAnswer:
-    line = f"the last of {lines} lines starting with 'Answer:'" if lines > 1 else _ANSWER_LINE_NAME
+    word = answer_word(match)
+    line = f"the last of {lines} lines starting with '{word}:'" if lines > 1 else f"the line starting with '{word}:'"
     said = lines > 1  # whether to say where even a lone formula was found
     rest = match["rest"][:_MAX_LINE].strip().strip("*_").strip()
     if not rest:
         rest = below_answer_line(text, match.end())
         kind = "display math" if rest.startswith(_DISPLAY) else "line"
-        line, said = f"the {kind} below {line if lines > 1 else repr('Answer:')}", True
+        line, said = f"the {kind} below {line if lines > 1 else repr(word + ':')}", True
     formula, count = first_formula(rest)
     if count > 1:
         return FinalAnswer(formula, f"the first of {count} formulas on {line}")

@@ -41,7 +41,7 @@ from autograder.written.derivations.reader import (
     superscript_transposes,
     tokens,
 )
-from autograder.written.expressions import ANSWER_LINE, BOXED, below_answer_line, braced
+from autograder.written.expressions import ANSWER_LINE, BOXED, answer_word, below_answer_line, braced
 from autograder.written.latex import math_in
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
@@ -508,10 +508,13 @@ class AnswerMath:
 
     equations: tuple[Equation, ...]
     one_line: bool
+    answer_word: str = "Answer"  # how its last answer line names itself ("Final answer")
 
 
 def answer_math(answer: str) -> AnswerMath:
-    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1)
+    lines = list(ANSWER_LINE.finditer(answer))
+    word = answer_word(lines[-1]) if lines else "Answer"
+    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word)
 
 
 def final_formula(
@@ -558,6 +561,7 @@ def final_formula(
             equation = listed[match.position]
             before, after = listed[: match.position], listed[match.position + 1 :]
             letters = (match.entries, match.renamed, match.transposed)
+            where = where.replace("'Answer:'", f"'{math.answer_word}:'")
             return Found(equation.parts[-1], where, equation.line, before, after, *letters)
     if alone and math.one_line and len(listed) == 1 and not listed[0].left:
         return Found(listed[0].parts[-1], "the answer's one line")

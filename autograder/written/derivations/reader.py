@@ -268,17 +268,19 @@ class Vocabulary:
         stem, _, index = key.partition("_")
         return not (index and stem in self.families) or index.isdigit()
 
+    def _with(self, **changes: object) -> Vocabulary:
+        """A copy with ``changes``: the notation's names shared, the answer's own replaced."""
+        changed = copy.copy(self)
+        changed.__dict__.update(changes)
+        return changed
+
     def with_definition(self, key: str, node: Node) -> Vocabulary:
-        defined = copy.copy(self)  # the notation's names shared, the answer's own copied
-        defined.definitions = {**self.definitions, key: node}
-        return defined
+        return self._with(definitions={**self.definitions, key: node})
 
     def with_function(self, function: str, parameter: str, body: Node | None) -> Vocabulary:
         """``function`` (``sigma'``) defined by the answer as ``body`` of ``parameter`` (a symbol),
         or, with ``body`` None, defined in a way that cannot be read: then it means nothing else."""
-        defined = copy.copy(self)
-        defined.functions = {**self.functions, function: (parameter, body)}
-        return defined
+        return self._with(functions={**self.functions, function: (parameter, body)})
 
     def with_parameter(self, letter: str) -> tuple[Vocabulary, str]:
         """The vocabulary in which ``letter`` is a function's parameter, and the symbol it reads as:
@@ -286,9 +288,7 @@ class Vocabulary:
         key = key_of(letter)
         if key in self.symbols:
             return self, self.symbols[key]
-        defined = copy.copy(self)
-        defined.symbols = {**self.symbols, key: letter}
-        return defined, letter
+        return self._with(symbols={**self.symbols, key: letter}), letter
 
     def own_name(self, key: str) -> bool:
         """Whether ``key`` is a name only the answer gives a meaning: no symbol of the notation, no
@@ -305,9 +305,7 @@ class Vocabulary:
     def with_unread_definitions(self, definitions: dict[str, Side]) -> Vocabulary:
         """The answer's own names defined as ``definitions`` (LaTeX) that are not read yet: until
         they are, or when they cannot be, they mean nothing else (``a_2`` is no entry of ``a``)."""
-        defined = copy.copy(self)
-        defined.unread_definitions = {**self.unread_definitions, **definitions}
-        return defined
+        return self._with(unread_definitions={**self.unread_definitions, **definitions})
 
     def entry_defined(self, key: str) -> tuple[str, str] | None:
         """(the symbol, the letter) when ``key`` is an entry under a letter of the answer's own
@@ -319,9 +317,7 @@ class Vocabulary:
         return (self.entry_symbol[family], letter) if letter not in self.named_indices else None
 
     def with_entry_definition(self, symbol: str, letter: str, node: Node) -> Vocabulary:
-        defined = copy.copy(self)
-        defined.entry_definitions = {**self.entry_definitions, symbol: (letter, node)}
-        return defined
+        return self._with(entry_definitions={**self.entry_definitions, symbol: (letter, node)})
 
 
 def key_of(latex: str) -> str:
@@ -1102,9 +1098,7 @@ def _unread_definition(atom: Atom, vocabulary: Vocabulary) -> str:
     others = {**vocabulary.unread_definitions}
     del others[atom.key]
     try:  # read with the other unread names missing: the error names what is really missing
-        without = copy.copy(vocabulary)
-        without.unread_definitions = others
-        read_side(side, without)
+        read_side(side, vocabulary._with(unread_definitions=others))
     except ReadError as error:
         return f"{_shown_atom(atom)} is defined as '{shown}', which cannot be read: {error}"
     return f"{_shown_atom(atom)} is defined as '{shown}', which cannot be read"
