@@ -89,10 +89,6 @@ class FinalAnswer:
 # ------------------------------------------------------------------------- finding the final answer
 
 
-def has_answer_line(text: str) -> bool:
-    return ANSWER_LINE.search(text) is not None
-
-
 def final_answer(text: str) -> FinalAnswer | None:
     """The final answer in an answer (see the module's docstring), or None when there is none."""
     matches = list(ANSWER_LINE.finditer(text))

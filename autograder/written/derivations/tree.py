@@ -7,7 +7,6 @@ from typing import Literal
 
 Relation = Literal[">", "≥", "="]
 ProductKind = Literal["product", "elementwise", "divide", "dot", "outer"]  # dot: \\cdot, a dot product between vectors
-FUNCTIONS = ("sigma", "sigma'", "relu", "relu'", "exp", "log", "tanh", "softmax", "diag")
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ class Transpose:
 
 @dataclass(frozen=True)
 class Call:
-    function: str  # one of FUNCTIONS
+    function: str  # one that evaluate.py computes: sigma, sigma', relu, relu', exp, log, tanh, softmax, diag
     argument: Node
 
 
