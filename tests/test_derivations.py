@@ -590,6 +590,21 @@ def test_a_definition_by_cases_in_words_is_read(questions, words, status):
         assert verdict.status == expected, (word, verdict.summary())
 
 
+@pytest.mark.parametrize("definition, status", [
+    ("$y_i = 1$ if $i = c$ and $y_i = 0$ otherwise", "equal"),
+    ("$y_i = 1$ if $i = k$ and $0$ otherwise", "equal"),
+    ("$y_i = \\mathbb{1}[i = k]$", "equal"),
+    ("$y_i = 0$ if $i = c$ and $1$ otherwise", "not equal"),
+    ("$y_i = \\mathbb{1}[i \\neq k]$", "not equal"),
+])
+def test_a_one_hot_defined_with_a_name_of_the_answer_s_own_for_its_class(questions, definition, status):
+    """Part 1 names no class of y: "y_i = 1 if i = c" (issue 25's seed, once read as ŷ_i - 1, then as
+    using an index no sum binds) restates the handout's one-hot under the student's own letter."""
+    answer = r"$$\frac{\partial CE}{\partial \theta_i} = \hat y_i - y_i$$ where " + definition
+    verdict = _verdict(questions, "1c-i", answer)
+    assert verdict.status == status, verdict.summary()
+
+
 @pytest.mark.parametrize("question, answer", [
     ("2b-ii", "So dJ/dvc = U^T (yhat - y)."),
     ("2b-ii", "dJ/dv_c = U^T(y_hat - y)"),

@@ -254,6 +254,7 @@ class Vocabulary:
         self.named_indices = {index.name for index in notation.indices if not index.length}
         self.sizes = set(notation.dims) - set(self.symbols)
         self.counts = {s.latex for s in notation.symbols if s.kind == "counts"}
+        self.onehots = {s.latex for s in notation.symbols if s.kind == "onehot"}
         self.defined_as = {s.latex: s.define for s in notation.symbols if s.define}  # h: \sigma(z_1)
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
@@ -306,6 +307,10 @@ class Vocabulary:
         """The answer's own names defined as ``definitions`` (LaTeX) that are not read yet: until
         they are, or when they cannot be, they mean nothing else (``a_2`` is no entry of ``a``)."""
         return self._with(unread_definitions={**self.unread_definitions, **definitions})
+
+    def restated(self, key: str) -> Vocabulary:
+        """``key`` keeps the notation's meaning: the answer's definition of it says the same."""
+        return self._with(unread_definitions={k: v for k, v in self.unread_definitions.items() if k != key})
 
     def entry_defined(self, key: str) -> tuple[str, str] | None:
         """(the symbol, the letter) when ``key`` is an entry under a letter of the answer's own

@@ -37,7 +37,21 @@ from autograder.written.derivations.reader import (
     read,
     read_side,
 )
-from autograder.written.derivations.tree import Entry, Name, Node, Number, Part, Transpose, has_dot, kinks, shown
+from autograder.written.derivations.tree import (
+    Entry,
+    IndexName,
+    Name,
+    Node,
+    Number,
+    Part,
+    Product,
+    SameIndex,
+    Sum,
+    Transpose,
+    has_dot,
+    kinks,
+    shown,
+)
 from autograder.written.derivations.values import Draw, case_values, draw, kink_draw, oriented, scope_of
 
 TRIALS = 3
@@ -355,10 +369,32 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
             continue
         if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
             return vocabulary  # a condition ("when \hat y = y"), not a definition
+        if _own_class(key, node, vocabulary):
+            return vocabulary.restated(key)  # the handout's one-hot, its index under a name of the answer's own
         if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
             return vocabulary  # the handout's own definition restated: its name reads better in feedback
         return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
     return None
+
+
+def _own_class(key: str, node: Node, vocabulary: Vocabulary) -> bool:
+    r"""Whether ``key`` is an entry of a one-hot vector (``y_i``) and ``node`` is 1 where its letter
+    equals an index the notation does not name, 0 elsewhere (``y_i = 1`` if ``i = c``, ``0``
+    otherwise; ``\mathbb{1}[i = c]``): the student's own name for the one-hot's index."""
+    stem, _, letter = key.partition("_")
+    if vocabulary.symbols.get(stem) not in vocabulary.onehots or not (len(letter) == 1 and letter.isalpha()):
+        return False
+    if isinstance(node, Sum) and isinstance(node.left, Product) and isinstance(node.right, Product):
+        if not node.subtract and node.left.left == Number(1.0) and node.right.left == Number(0.0):
+            node = node.left.right  # 1 1[i = c] + 0 (1 - 1[i = c]): cases read as indicators
+    if not isinstance(node, SameIndex) or node.differ:
+        return False
+    other = {node.left, node.right} - {IndexName(letter)}
+    if len(other) != 1 or {node.left, node.right} == other:
+        return False
+    (name,) = other
+    taken = vocabulary.named_indices | {symbol.partition("_")[2] for symbol in vocabulary.symbols}  # o; c of v_c
+    return isinstance(name, IndexName) and name.name.isalpha() and name.name not in taken
 
 
 def _function_defined(equation: Equation, vocabulary: Vocabulary, function: str, letter: str) -> Vocabulary:
