@@ -22,7 +22,8 @@ from autograder.written.derivations.verdict import describe, judge
 from autograder.written.handout_data import derivation_questions
 
 REPO = Path(__file__).resolve().parent.parent
-LABELLED = [REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml" for kind in ("", "_heldout", "_heldout2")]
+LABELLED = [REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml"
+            for kind in ("", "_heldout", "_heldout2", "_blind3", "_blind4")]
 
 
 @pytest.fixture(scope="module")
@@ -588,6 +589,19 @@ def test_a_definition_by_cases_in_words_is_read(questions, words, status):
                   rf"$i = {word}$ " + words.replace("i \\neq o", f"i \\neq {word}"))
         verdict = _verdict(questions, "2b-ii", answer)
         assert verdict.status == expected, (word, verdict.summary())
+
+
+@pytest.mark.parametrize("words, status", [
+    ("the number of times the word $w$ occurs in the context window around $c$", "unreadable"),
+    ("the number of negative samples equal to $w$", "equal"),
+    ("the number of $k$ with $w_k = w$", "equal"),
+])
+def test_a_count_defined_in_words_means_what_the_words_say(questions, words, status):
+    """c_w spells the count of w among the samples; an answer that defines it in words as another
+    count (blind set 3, once judged equal) means that, which is not read."""
+    answer = (r"$$\frac{\partial J}{\partial u_w} = c_w\,\sigma(u_w^\top v_c)\,v_c$$ where $c_w$ is " + words + ".")
+    verdict = _verdict(questions, "2c-ii", answer)
+    assert verdict.status == status, verdict.summary()
 
 
 @pytest.mark.parametrize("definition, status", [

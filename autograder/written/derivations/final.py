@@ -366,7 +366,7 @@ def _unboxed(math: str) -> tuple[str, bool]:
 def case_of(side: Side, letter: str, value: str) -> Side | None:
     """The row of cases for ``letter`` = ``value`` (``other``: any word but ``o``), None when no
     row's condition says; ``side`` itself when it is no cases."""
-    if isinstance(side, str):
+    if not isinstance(side, Cases):
         return side
     for formula, condition in side.rows:
         equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
@@ -509,12 +509,23 @@ class AnswerMath:
     equations: tuple[Equation, ...]
     one_line: bool
     answer_word: str = "Answer"  # how its last answer line names itself ("Final answer")
+    in_words: tuple[tuple[str, str], ...] = ()  # names defined in words: ("c_w", "the number of times ...")
 
 
 def answer_math(answer: str) -> AnswerMath:
     lines = list(ANSWER_LINE.finditer(answer))
     word = answer_word(lines[-1]) if lines else "Answer"
-    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word)
+    said = tuple((m[1].strip(), m[2].strip()) for m in _IN_WORDS.finditer(_tail(answer)))
+    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word, said)
+
+
+# "$c_w$ is the number of times ...", "let $m$ be the count of ...", "with $n_w$ the number of ...":
+# a name said to count something, in words.
+_IN_WORDS = re.compile(
+    r"\$([^$\n]{1,30})\$,?\s+(?:(?:is|denotes|means|be|stands\s+for|:)\s+(?:the\s+)?|the\s+)"
+    r"((?:number|count|how\s+many)\b[^.;\n]{0,200})",
+    re.IGNORECASE,
+)
 
 
 def final_formula(

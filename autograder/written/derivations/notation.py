@@ -23,7 +23,8 @@ class Symbol:
     ways students do (``\\hat y``: ``\\hat{y}``, ``\\widehat{y}``, ``y_{hat}``); ``dims`` names its
     sizes (a vector has one, a matrix two); ``define`` writes it with other symbols (a derived
     quantity, computed from those); a ``onehot`` vector is one at the index ``at``; ``counts``, a
-    vector whose entry i counts the i in the index list ``at`` (``n_w``: how often w was drawn)."""
+    vector whose entry i counts the i in the index list ``at`` (``n_w``: how often w was drawn);
+    ``said``, the words that say what it is, when an answer defines one of its names in words."""
 
     latex: str
     kind: Kind
@@ -32,6 +33,9 @@ class Symbol:
     define: str = ""
     at: str = ""
     positive: bool = False  # a count: drawn from 1 to 4
+    # A regular expression (case-insensitive) for words that say what it is: a name of it that an
+    # answer defines in words that do not match means what the words say, which is not read.
+    said: str = ""
     per_example: bool = False  # one row per example in a batch (x, y, h), not shared (W, b)
 
 

@@ -177,7 +177,18 @@ class Cases:
         return f"\\begin{{cases}} {rows} \\end{{cases}}"
 
 
-Side = str | Cases  # a side of an equation: a formula, or one by cases
+@dataclass(frozen=True)
+class Words:
+    """A name defined in words (``$c_w$ is the number of times w is in the window``), which are
+    not read."""
+
+    text: str
+
+    def shown(self) -> str:
+        return self.text
+
+
+Side = str | Cases | Words  # a side of an equation: a formula, one by cases, or words
 OTHERWISE = re.compile(r"otherwise|else|elsewhere")
 
 
@@ -255,6 +266,7 @@ class Vocabulary:
         self.sizes = set(notation.dims) - set(self.symbols)
         self.counts = {s.latex for s in notation.symbols if s.kind == "counts"}
         self.onehots = {s.latex for s in notation.symbols if s.kind == "onehot"}
+        self.said = {s.latex: s.said for s in notation.symbols if s.said}
         self.defined_as = {s.latex: s.define for s in notation.symbols if s.define}  # h: \sigma(z_1)
         self.definitions: dict[str, Node] = {}
         self.entry_definitions: dict[str, tuple[str, Node]] = {}  # symbol -> (letter, its entry)
@@ -307,6 +319,13 @@ class Vocabulary:
         """The answer's own names defined as ``definitions`` (LaTeX) that are not read yet: until
         they are, or when they cannot be, they mean nothing else (``a_2`` is no entry of ``a``)."""
         return self._with(unread_definitions={**self.unread_definitions, **definitions})
+
+    def symbol_named(self, key: str) -> str:
+        """The symbol ``key`` names, or of which it names a part (``c_w``: ``n``); "" for none."""
+        if key in self.symbols:
+            return self.symbols[key]
+        stem, _, index = key.partition("_")
+        return self.entry_symbol.get(self.families.get(stem, ""), "") if index else ""
 
     def restated(self, key: str) -> Vocabulary:
         """``key`` keeps the notation's meaning: the answer's definition of it says the same."""
@@ -430,6 +449,8 @@ def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
     each row times the indicator of its condition, ``otherwise`` times what no other row covers."""
     if isinstance(side, str):
         return read(side, vocabulary)
+    if isinstance(side, Words):
+        raise ReadError("words are not read, and these do not say it is what the handout's name for it means")
     terms: list[Node] = []
     taken: list[Node] = []
     for formula, condition in side.rows:

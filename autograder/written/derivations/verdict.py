@@ -31,6 +31,7 @@ from autograder.written.derivations.reader import (
     ReadError,
     Side,
     Vocabulary,
+    Words,
     defined_function,
     defined_name,
     key_of,
@@ -293,7 +294,7 @@ def read_final(
     found = final_formula(math, target, case_key, vocabulary, len(question.targets) == 1, case)
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
-    vocabulary = defined_names(found.after, defined_names(found.before, vocabulary), later=True)
+    vocabulary = defined_names(found.after, defined_names(found.before, _said(math.in_words, vocabulary)), later=True)
     side = _case_row(found.latex, case)
     if side is None:
         return found, None, f"its cases have no row for {_condition(case)}"
@@ -375,6 +376,18 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
             return vocabulary  # the handout's own definition restated: its name reads better in feedback
         return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
     return None
+
+
+def _said(in_words: tuple[tuple[str, str], ...], vocabulary: Vocabulary) -> Vocabulary:
+    """``vocabulary`` with the names the answer defines in words that do not say what the notation
+    means by them (``$c_w$ is the number of times w is in the window``, where ``c_w`` spells the
+    count of w among the samples): such a name means what its words say, which is not read."""
+    for name, words in in_words:
+        key = defined_name(name)
+        pattern = vocabulary.said.get(vocabulary.symbol_named(key)) if key else None
+        if key and pattern and not re.search(pattern, words, re.IGNORECASE):
+            vocabulary = vocabulary.with_unread_definitions({key: Words(words)})
+    return vocabulary
 
 
 def _own_class(key: str, node: Node, vocabulary: Vocabulary) -> bool:
