@@ -641,6 +641,49 @@ def test_plain_text_unicode_and_ocr_formulas_are_read(questions, question, answe
     assert verdict.status == "equal" or question == "2c-i" and verdict.parts[1].status == "equal", verdict.summary()
 
 
+@pytest.mark.parametrize("question, answer", [
+    # an equation's number or name is not part of it
+    ("2b-ii", r"\begin{equation} \frac{\partial J}{\partial v_c} = U^\top(\hat y - y) \label{eq:vc} \tag{3} \end{equation}"),
+    # a transpose in a font, braced or not
+    ("2b-iv", r"$$\frac{\partial J}{\partial U} = (\hat y - y) v_c^{\mathsf T}$$"),
+    ("2b-iv", r"$$\frac{\partial J}{\partial U} = (\hat y - y) v_c^{\mathrm{T}}$$"),
+    # numpy's notation: @ the matrix product, * entry by entry, .T
+    ("1d-i", "dJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T"),
+    # the outer product as a symbol
+    ("2b-iv", "∂J/∂U = (ŷ − y) ⊗ v_c"),
+    # Iverson's bracket without a 1 before it; an index with braces
+    ("2b-iii", r"$$\frac{\partial J}{\partial u_w} = (\hat y_w - [w = o])\, v_c$$"),
+    ("2c-ii", r"$$\frac{\partial J}{\partial u_w} = \sum_{k=1}^{K} [w_{k} = w]\, \sigma(u_w^\top v_c) v_c$$"),
+    # a dot typed between vectors; a range written below the sum
+    ("2c-i", "dJ/dv_c = (sigma(u_o . v_c) - 1) u_o + sum_{k=1..K} sigma(u_{w_k} . v_c) u_{w_k}"),
+    ("2c-ii", r"$$\frac{\partial J}{\partial u_w} = \sum_{k \in \{1, \dots, K\}: w_k = w} \sigma(u_w^\top v_c) v_c$$"),
+    # a count with bars, its set's range written out
+    ("2c-ii", r"$$\frac{\partial J}{\partial u_w} = \left|\{k \in \{1, \ldots, K\} : w_k = w\}\right| "
+              r"\sigma(u_w^\top v_c) v_c$$"),
+    # Kronecker's delta of a sample
+    ("2c-ii", r"$$\frac{\partial J}{\partial u_w} = \sum_{k=1}^K \delta_{w, w_k} \sigma(u_w^\top v_c) v_c$$"),
+    # a function the answer names with a letter of its own
+    ("1d-i", r"With $f(t) = \sigma(t)(1 - \sigma(t))$: $$\frac{\partial J}{\partial x} = "
+             r"\big((\hat y - y) W_2^\top \odot f(x W_1 + b_1)\big) W_1^\top$$"),
+])
+def test_notations_blind_set_5_showed_are_read(questions, question, answer):
+    """Classes of notation that blind set 5's first run found unread (examples of our own): each is
+    read, and the answer judged equal."""
+    verdict = _verdict(questions, question, answer)
+    assert verdict.status == "equal" or question == "2c-i" and verdict.parts[0].status == "equal", verdict.summary()
+
+
+def test_a_function_of_the_answer_s_own_means_what_it_defines(questions):
+    """g(z) defined wrongly is read as defined; defined in words, it is unreadable and says so."""
+    wrong = (r"Let $g(z) = \sigma(z)\sigma(1 - z)$. $$\frac{\partial J}{\partial x} = "
+             r"\big((\hat y - y) W_2^\top \odot g(x W_1 + b_1)\big) W_1^\top$$")
+    assert _verdict(questions, "1d-i", wrong).status == "not equal"
+    words = (r"Let $r(t) = 1$ if $t > 0$ and $0$ otherwise. $$\frac{\partial h}{\partial x} = "
+             r"\operatorname{diag}(r(xW + b_1)) W^\top$$")
+    verdict = _verdict(questions, "1c-i", words, "parser")
+    assert verdict.status in ("equal", "unreadable"), verdict.summary()
+
+
 @pytest.mark.parametrize("spelling", SPELLINGS, ids=[s.written[:40] for s in SPELLINGS])
 def test_every_notation_the_handouts_list_is_read(questions, spelling):
     """The catalogue the handouts' notation table is written from: each row's example is equal."""

@@ -70,11 +70,20 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1c-i",
     ),
     Spelling(
-        r"`\sum_w`, `\sum_{w \in V}`, `\sum_{k=1}^{K}`, `sum_w`, `Σ_w` (their limits count)",
+        r"`\sum_w`, `\sum_{w \in V}`, `\sum_{k=1}^{K}`, `\sum_{k \in \{1, \dots, K\}}`, `sum_{k=1..K}`, `sum_w`, "
+        r"`Σ_w` (their limits count)",
         "sums",
         r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w \in V} \hat y_w u_w$$",
         "word2vec",
         "2b-ii",
+    ),
+    Spelling(
+        r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry); `u . v` typed for a dot "
+        r"product",
+        "the matrix product, the product entry by entry, a transpose; the dot product",
+        "dJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T",
+        "word2vec",
+        "1d-i",
     ),
     Spelling(
         r"`P(w \mid c)`, `p(x | c)`",
@@ -84,7 +93,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"`\#\{\dots\}`, `|\{\dots\}|`, `\sum_{k: \dots}`",
+        r"`\#\{\dots\}`, `|\{\dots\}|`, `\sum_{k: \dots}`; `[w_k = w]` and `\delta_{w, w_k}` (1 where it holds, "
+        r"else 0)",
         "the number of elements of a set; a sum over the indices that satisfy a condition",
         r"$$\frac{\partial J}{\partial u_w} = \#\{k : w_k = w\}\,\sigma(u_w^\top v_c)\,v_c$$",
         "word2vec",
@@ -115,7 +125,7 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1d-i",
     ),
     Spelling(
-        r"functions you define (`\sigma'(t) = ...`, `\mathrm{ReLU}'(z) = ...`)",
+        r"functions you define (`\sigma'(t) = ...`, `\mathrm{ReLU}'(z) = ...`, `g(z) = ...`)",
         "what you define them as, not the true ones",
         r"Here $\sigma'(t) = \sigma(t)(1 - \sigma(t))$, so "
         r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \odot \sigma'(z_1)\big) W_1^\top$$",

@@ -84,6 +84,8 @@ _UNICODE = {
     "∈": "\\in ",
     "ℝ": "\\mathbb{R}",
     "²": "^2",
+    "⊗": "\\otimes ",
+    "…": "\\dots ",
     "÷": "/",
     "`": " ",
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
@@ -106,6 +108,10 @@ _GREEK_WORD = re.compile(
     r"(?:alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(?![A-Za-z])"
 )
 _SUM_WORD = re.compile(r"(?<![\\A-Za-z])sum(?=\s*_)")
+_NUMBERING = re.compile(r"\\(?:label|tag\*?)\s*\{[^{}]*\}")  # an equation's number or name: not read
+_NUMPY_PREFIX = re.compile(r"\bnp\.")
+_DOT_TRANSPOSE = re.compile(r"(?<=[\w)\]}])\.T\b")  # numpy's W.T
+_PLAIN_DOT = re.compile(r"(?<=[\w)}])\s+\.\s+(?=[A-Za-z]_|\\|\()")  # "u_o . v_c": a dot product, typed
 _DROPPED = {
     "\\" + name
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
@@ -138,7 +144,7 @@ _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
 _OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 _TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
 _ELEMENTWISE = {"\\odot", "\\circ"}
-_TRANSPOSE = {"\\top", "T", "\\intercal", "\\mathsf{T}", "\\mathrm{T}", "\\text{T}", "t", "\\prime", "'"}
+_TRANSPOSE = {"\\top", "T", "\\intercal", "t", "\\prime", "'"}  # as _flat writes them: \\mathsf{T} is T
 _COMPARE: dict[str, Relation] = {">": ">", "\\gt": ">", "\\geq": "≥", "\\ge": "≥", ">=": "≥"}
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
 _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
@@ -209,7 +215,10 @@ def tokens(latex: str) -> list[Token]:
     text = "".join(_UNICODE.get(char, char) for char in text)
     text = _GREEK_WORD.sub(lambda word: f"\\{word[0]} ", text)  # "dtheta", "delta_1" typed without LaTeX
     text = _SUM_WORD.sub(lambda _: "\\sum", text)  # "sum_{k=1}^K", "sum_w" typed without LaTeX
-    text = text.replace("**", "^")  # a power as Python writes it
+    text = _NUMBERING.sub(" ", text.replace("**", "^"))  # a power as Python writes it; \label{eq:1}
+    if "@" in text:  # numpy's notation: @ the matrix product, * entry by entry, W.T, np.diag
+        text = _NUMPY_PREFIX.sub("", text.replace("*", "\\odot ").replace("@", "\\times "))
+    text = _PLAIN_DOT.sub(lambda _: " \\cdot ", _DOT_TRANSPOSE.sub(lambda _: "^{\\top}", text))  # u . v; W.T
     found: list[Token] = []
     position = 0
     while position < len(text):
@@ -372,8 +381,8 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
 
 
 def transposes(group: tuple[Token, ...]) -> bool:
-    """Whether a superscript (``\\top``, ``T``, ``\\mathsf{T}``, ``'``) is a transpose."""
-    return "".join(token.text for token in group) in _TRANSPOSE
+    """Whether a superscript (``\\top``, ``T``, ``\\mathsf{T}``, ``{\\mathsf T}``, ``'``) is a transpose."""
+    return _flat(group) in _TRANSPOSE
 
 
 def superscript_transposes(found: list[Token]) -> bool:
@@ -404,12 +413,15 @@ def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
     return atom.key if atom is not None and reader.at_end() else None
 
 
-def defined_function(left: str) -> tuple[str, str] | None:
-    """(the function, its parameter's letter) when a left side defines a function of one letter
-    (``\\sigma'(x)``, ``\\mathrm{ReLU}'(z)``, ``f(t)`` is no function of ours); else None."""
+def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
+    """(the function, its parameter's letter) when a left side defines a function of one letter:
+    one of ours (``\\sigma'(x)``, ``\\mathrm{ReLU}'(z)``) or one named by a letter that is no symbol
+    of the notation (``g(z)``, ``f'(t)``); else None."""
     try:
         reader = _Reader(tokens(left), None)
         function = reader.function_name()
+        if not function and reader.peek().kind == "letter" and reader.peek().text not in vocabulary.symbols:
+            function = reader.take().text
         if not function:
             return None
         if reader.primes():
@@ -641,6 +653,8 @@ class _Reader:
 
     def _primary(self) -> Node:
         token = self.peek()
+        if token.text == "[" and self.comparison_follows():  # Iverson's bracket: [w = o]
+            return self.indicator()
         if token.text in _OPEN:
             self.take()
             node = self.expression()
@@ -652,7 +666,7 @@ class _Reader:
             return self.fraction()
         if token.text == "\\sum":
             return self.summation()
-        if token.text == "\\#" and self.peek(1).text == "\\{":
+        if token.text in ("\\#", *_BARS) and self.peek(1).text == "\\{":
             return self.count()
         if token.text in ("\\boxed", "\\underbrace", "\\overbrace"):
             self.take()
@@ -713,6 +727,8 @@ class _Reader:
             name, width = _FUNCTION_WORDS[token.text[1:].lower()], 1
         elif token.text in _WORDS and self.word_ahead() in _FUNCTION_WORDS:
             name, width = _FUNCTION_WORDS[self.word_ahead()], 0
+        elif token.kind == "letter" and self.own_function(token.text):
+            name, width = token.text, 1
         elif token.kind == "letter":
             word, width = self.letters_ahead()
             name = _FUNCTION_WORDS.get(word.lower(), "") if len(word) > 1 and self.is_free(word) else ""
@@ -724,6 +740,12 @@ class _Reader:
             self.take()
             self.group()
         return name
+
+    def own_function(self, letter: str) -> bool:
+        """Whether ``letter`` is a function the answer defined (``g(z) = ...``), applied here."""
+        defined = self.vocabulary.functions if self.vocabulary is not None else {}
+        applied = self.peek(1).text in _OPEN or self.peek(1).text in ("'", "^")
+        return applied and (letter in defined or f"{letter}'" in defined)
 
     def letters_ahead(self) -> tuple[str, int]:
         """The longest run of letters written together from here that spells a function's name."""
@@ -830,14 +852,14 @@ class _Reader:
         return node
 
     def same_index(self) -> SameIndex | None:
-        """``w = o`` or ``w_k \\neq w`` up to the closing bracket: indices compared, else None
-        (``y_i = 1`` compares values)."""
-        for length in (1, 3):
+        """``w = o``, ``w_k \\neq w``, ``w_{k} = w`` up to the closing bracket: indices compared,
+        else None (``y_i = 1`` compares values)."""
+        for length in range(1, 6):
             operator = self.peek(length).text
             if operator in ("=", "\\neq", "\\ne"):
                 left = tuple(self.found[self.position : self.position + length])
                 after = self.position + length + 1
-                right = tuple(self.found[after : after + (3 if self.peek(length + 2).text == "_" else 1)])
+                right = tuple(self.found[after : after + self.index_length(after)])
                 try:
                     indices = self.index_expression(left), self.index_expression(right)
                 except ReadError:
@@ -845,6 +867,15 @@ class _Reader:
                 self.position = after + len(right)
                 return SameIndex(*indices, operator != "=")
         return None
+
+    def index_length(self, start: int) -> int:
+        """How many tokens from ``start`` an index takes: ``o``, ``w_k``, ``w_{k}``."""
+        if self.peek(start - self.position + 1).text != "_":
+            return 1
+        if self.peek(start - self.position + 2).text != "{":
+            return 3
+        closing = next((n for n in range(3, 8) if self.peek(start - self.position + n).text == "}"), 3)
+        return closing + 1
 
     def condition(self) -> Node:
         same = self.same_index()
@@ -874,7 +905,10 @@ class _Reader:
         for _ in range(2):
             if self.peek().text == "_":
                 self.take()
-                index, skip, condition, lower = self.sub_reader(self.group()).sum_range()
+                written = self.sub_reader(self.group()).sum_range()
+                index, skip, condition, lower = written.index, written.skip, written.condition, written.lower
+                if written.upper:
+                    upper, shift = _upper_limit(written.upper)
             elif self.peek().text == "^":
                 self.take()
                 upper, shift = _upper_limit(self.group())
@@ -909,40 +943,73 @@ class _Reader:
         return self.part(self.vocabulary.given[given[0]], index)
 
     def count(self) -> Node:
-        """``\\#\\{k : w_k = w\\}``: how many indices meet the condition, a sum of ones."""
+        """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: how many indices meet the condition, a sum
+        of ones."""
+        bar = self.take().text != "\\#"
         self.take()
-        self.take()
-        start = self.position
-        while self.peek().text != "\\}":
+        start, depth = self.position, 1
+        while depth:
             if self.at_end():
-                raise ReadError("the set after \\# is not closed with \\}")
-            self.take()
-        index, skip, condition, lower = self.sub_reader(tuple(self.found[start : self.position])).sum_range()
-        self.take()
-        return Summation(index, Number(1.0), skip, "", condition, lower)
+                raise ReadError("the set of a count is not closed with \\}")
+            depth += {"\\{": 1, "\\}": -1}.get(self.take().text, 0)
+        written = self.sub_reader(tuple(self.found[start : self.position - 1])).sum_range()
+        if bar and self.take().text not in _BARS:
+            raise ReadError("the count |\\{...\\}| is not closed with |")
+        return Summation(written.index, Number(1.0), written.skip, "", written.condition, written.lower)
 
-    def sum_range(self) -> tuple[str, IndexExpression | None, SameIndex | None, int]:
-        """``w``, ``w=1``, ``w \\in V``, ``w \\neq o``, ``k: w_k = w``: the index, the value it
-        skips, the condition its terms meet and the first value."""
+    def sum_range(self) -> _Range:
+        """``w``, ``w=1``, ``k=1..K``, ``w \\in V``, ``k \\in \\{1, \\dots, K\\}``, ``w \\neq o``,
+        ``k: w_k = w``: the index, the value it skips, the condition its terms meet, the first value
+        and the upper limit when it is written here."""
         token = self.take()
         if token.kind != "letter":
             raise ReadError(f"a sum's index must be a letter, not '{token.text}'")
-        following = self.peek().text
-        if following in ("\\neq", "\\ne"):
+        if self.peek().text in ("\\neq", "\\ne"):
             self.take()
-            return token.text, self.index_expression(tuple(self.found[self.position :])), None, 1
-        if following in (":", "\\colon", "|", "\\mid", ","):
+            return _Range(token.text, skip=self.index_expression(tuple(self.found[self.position :])))
+        lower, upper = 1, _NO_LIMIT
+        if self.peek().text == "=" and self.peek(1).kind == "number":
             self.take()
+            lower, upper = int(float(self.take().text)), self.range_rest("")
+        elif self.peek().text == "\\in":
+            self.take()
+            lower, upper = self.set_range()
+        if self.at_end():
+            return _Range(token.text, lower=lower, upper=upper)
+        if self.take().text in _CONDITION_MARKS:
             condition = self.same_index()
             if condition is not None and self.at_end():
-                return token.text, None, condition, 1
-        if following == "=" and self.peek(1).kind == "number" and self.position + 2 == len(self.found):
-            return token.text, None, None, int(float(self.peek(1).text))
-        if following in ("\\in", ""):
-            return token.text, None, None, 1  # the range is that of what the index picks out
+                return _Range(token.text, condition=condition, lower=lower, upper=upper)
         raise ReadError(
             f"the sum's range '{_flat(tuple(self.found))}' is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
         )
+
+    def range_rest(self, closing: str) -> tuple[Token, ...]:
+        """After a range's first value: ``..K``, ``, \\dots, K``, ``:K`` up to ``closing`` (taken; ""
+        for the end or a condition): the upper limit, () when none is written."""
+        if self.peek().text in _RANGE_MARKS:
+            while self.peek().text in _RANGE_MARKS:
+                self.take()
+            start = self.position
+            while not self.at_end() and self.peek().text not in (closing, *_CONDITION_MARKS):
+                self.take()
+            upper = tuple(self.found[start : self.position])
+        else:
+            upper = ()
+        if closing:
+            self.expect(closing)
+        return upper
+
+    def set_range(self) -> tuple[int, tuple[Token, ...]]:
+        """After ``\\in``: ``\\{1, \\dots, K\\}`` or ``\\{1..K\\}`` (the first value and the upper
+        limit); else a set by name (``V``), whose range is that of what the index picks out."""
+        if self.peek().text == "\\{" and self.peek(1).kind == "number":
+            self.take()
+            lower = int(float(self.take().text))
+            return lower, self.range_rest("\\}")
+        while not self.at_end() and self.peek().text not in _CONDITION_MARKS:
+            self.take()
+        return 1, ()
 
     # ------------------------------------------------------------------ names
 
@@ -1050,9 +1117,8 @@ class _Reader:
             if symbol in vocabulary.counts:  # "n, the number of times w was drawn", said in words
                 raise ReadError(f"{atom.key} counts every word; write {atom.key}_w for how often w was drawn")
             return Name(symbol)
-        letters = [token.text for token in atom.subscript if token.kind == "letter"]
-        if atom.base == "delta" and len(letters) == 2 and len(atom.subscript) <= 4:  # Kronecker's delta_{wo}
-            return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
+        if atom.base == "delta" and (same := self.kronecker(atom.subscript)) is not None:
+            return same
         if atom.subscript and atom.stem in vocabulary.families:
             return self.part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:
@@ -1062,6 +1128,22 @@ class _Reader:
                 f"{atom.key} is a size of this question's notation, which a formula uses only as a sum's limit"
             )
         raise UnknownName(f"{_shown_atom(atom)} is not a symbol of this question's notation")
+
+    def kronecker(self, subscript: tuple[Token, ...]) -> SameIndex | None:
+        """Kronecker's delta of two indices: ``\\delta_{wo}``, ``\\delta_{w,o}``, ``\\delta_{w, w_k}``."""
+        inside = [token for token in subscript if token.text not in "{}"]
+        letters = [token.text for token in inside if token.kind == "letter"]
+        if len(inside) == 2 and len(letters) == 2:
+            return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
+        commas = [n for n, token in enumerate(inside) if token.text == ","]
+        if len(commas) != 1:
+            return None
+        try:
+            left = self.index_expression(tuple(inside[: commas[0]]))
+            right = self.index_expression(tuple(inside[commas[0] + 1 :]))
+        except ReadError:
+            return None
+        return SameIndex(left, right)
 
     def part(self, family: str, index: IndexExpression) -> Node:
         """A part of ``family``, or of what the answer defined in its place."""
@@ -1091,6 +1173,23 @@ class _Reader:
         lists = sorted(vocabulary.index_lists) if vocabulary is not None else []
         listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
         raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
+
+
+@dataclass(frozen=True)
+class _Range:
+    """What is written below a sum (or in a count's set): its index and what limits it."""
+
+    index: str
+    skip: IndexExpression | None = None
+    condition: SameIndex | None = None
+    lower: int = 1
+    upper: tuple[Token, ...] = ()  # the upper limit, when written below the sum (k=1..K)
+
+
+_NO_LIMIT: tuple[Token, ...] = ()
+_RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}
+_CONDITION_MARKS = (":", "\\colon", "|", "\\mid", ",")
+_BARS = ("|", "\\lvert", "\\rvert", "\\vert")
 
 
 def _not_read(token: Token) -> str:

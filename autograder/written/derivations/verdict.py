@@ -354,7 +354,7 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
 def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabulary | None:
     """``vocabulary`` with what ``equation`` defines (itself when it defines nothing), or None for a
     definition none of whose parts can be read with it yet."""
-    function = defined_function(equation.left) if equation.left else None
+    function = defined_function(equation.left, vocabulary) if equation.left else None
     if function is not None:
         return _function_defined(equation, vocabulary, *function)
     key = defined_name(equation.left, vocabulary) if equation.left else None
