@@ -673,6 +673,28 @@ def test_notations_blind_set_5_showed_are_read(questions, question, answer):
     assert verdict.status == "equal" or question == "2c-i" and verdict.parts[0].status == "equal", verdict.summary()
 
 
+@pytest.mark.parametrize("question, answer", [
+    # LaTeX typed without $, spaced as an OCR of handwriting gives it
+    ("2b-ii", "theta = U v_c\n\ni.e. \\frac { \\partial J } { \\partial v _ { c } } = U ^ { T } ( \\hat { y } - y )   ( done )"),
+    # the loss's derivative written J'(v_c), after an update rule that uses it
+    ("2b-ii", "J'(v_c) = U^T (yhat - y)\nso v_c <- v_c - lr * J'(v_c) = v_c - lr * U^T (yhat - y)"),
+    # GitHub's math block
+    ("2b-iv", "As one matrix:\n\n```math\n\\frac{\\partial J}{\\partial U} = (\\hat y - y) v_c^\\top\n```\n"),
+    # a definition in a sentence, and a name of several letters defined in plain text
+    ("1d-i", "Let q(t) = σ(t)(1 − σ(t)) denote σ′.\n\n∂J/∂x = [(ŷ − y)W₂ᵀ ⊙ q(xW₁ + b₁)] W₁ᵀ"),
+    ("1c-i", "scores = exp(theta) / sum(exp(theta))\n\nso dCE/dtheta = scores - y"),
+])
+def test_formulas_written_as_blind_set_5_showed_are_found(questions, question, answer):
+    verdict = _verdict(questions, question, answer)
+    assert verdict.status == "equal", verdict.summary()
+
+
+def test_a_word_glued_to_a_symbol_is_no_commentary(questions):
+    """'probs' in the parser is no ŷ (its spelling p) followed by the word 'robs'."""
+    verdict = _verdict(questions, "1c-ii", "dJ/dl = probs - y", "parser")
+    assert verdict.status == "unreadable", verdict.summary()
+
+
 def test_a_function_of_the_answer_s_own_means_what_it_defines(questions):
     """g(z) defined wrongly is read as defined; defined in words, it is unreadable and says so."""
     wrong = (r"Let $g(z) = \sigma(z)\sigma(1 - z)$. $$\frac{\partial J}{\partial x} = "

@@ -212,7 +212,12 @@ def math_in(text: str) -> list[Math]:
         Math(s.start, s.end, s.start + (2 if s.display else 1), s.end - (2 if s.display else 1), s.display)
         for s in spans
     ]
-    return sorted(dollars + _bracketed_math(text, spans), key=lambda math: math.start)
+    fenced = [Math(m.start(), m.end(), m.start(1), m.end(1), True) for m in _MATH_FENCE.finditer(text)]
+    return sorted(dollars + _bracketed_math(text, spans) + fenced, key=lambda math: math.start)
+
+
+# GitHub's math block: a fenced block whose info is "math" holds display math.
+_MATH_FENCE = re.compile(r"^[ \t]*```math[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 def _bracketed_math(text: str, spans: list[MathSpan]) -> list[Math]:

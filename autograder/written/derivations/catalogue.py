@@ -28,7 +28,7 @@ class Spelling:
 SPELLINGS: tuple[Spelling, ...] = (
     Spelling(
         r"`\frac{\partial J}{\partial v_c}`, `\partial J / \partial v_c`, `\frac{dJ}{dv_c}`, "
-        r"`\nabla_{v_c} J`, `dJ/dvc`",
+        r"`\nabla_{v_c} J`, `dJ/dvc`, `J'(v_c)`",
         "the derivative the question asks for",
         r"$$\nabla_{v_c} J = U^\top(\hat y - y)$$",
         "word2vec",
@@ -86,6 +86,14 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1d-i",
     ),
     Spelling(
+        r"LaTeX typed without `$`, as an OCR of handwriting gives it (`\frac { \partial J } { \partial v _ { c } }`); "
+        r"GitHub's ```` ```math ```` block",
+        "math",
+        r"i.e. \frac { \partial J } { \partial v _ { c } } = U ^ { T } ( \hat { y } - y )",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
         r"`P(w \mid c)`, `p(x | c)`",
         r"$\hat y_w$, $\hat y_x$",
         r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w} P(w \mid c)\, u_w$$",
@@ -117,7 +125,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1c-i",
     ),
     Spelling(
-        r"names you define, above or below the formula, in any order (`where \delta_1 = ...`)",
+        r"names you define, above or below the formula, in any order (`where \delta_1 = ...`; in a sentence, "
+        r"`Let s = ...`; in plain text, `probs = ...`)",
         "what you define them as; a name of the handout that you define too",
         r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^\top$$ where $\delta_1 = \delta_2 W_2^\top \odot "
         r"\sigma'(z_1)$ and $\delta_2 = \hat y - y$.",

@@ -358,6 +358,7 @@ _FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
     "softmax": _softmax,
     "diag": _diag,
+    "sum": lambda value: np.array([[value.sum()]]),
 }
 
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from autograder.written.derivations.notation import Target
 from autograder.written.derivations.reader import (
+    GREEK,
     OTHERWISE,
     Atom,
     Cases,
@@ -146,7 +147,7 @@ def equations(answer: str) -> list[Equation]:
             found += listed
             case = None  # a case said answers the one math after it ("for $w = o$ and $y_o = 1$: $$...$$")
         previous_end = end
-    for start, text in plain_formulas(answer):  # "∂J/∂l = ŷ − y", written without $
+    for start, text in plain_formulas(answer, maths):  # "∂J/∂l = ŷ − y", written without $
         case = _plain_case(answer, start)
         found += [replace(e, case=case) for e in _equations_in(text, line(start), on_answer_line(start), True)]
     if region is not None and not any(e.on_answer_line for e in found):
@@ -223,7 +224,8 @@ def _tail(answer: str) -> str:
 
 def _prose(text: str) -> bool:
     """Whether ``text`` holds words (two of three letters or more): a sentence, not a formula."""
-    return len(re.findall(r"(?<![\\\w])[A-Za-z]{3,}(?![\w(])", text)) >= 2
+    words = re.findall(r"(?<![\\\w])[A-Za-z]{3,}(?![\w(])", text)
+    return len([word for word in words if word.lower() not in GREEK]) >= 2  # "theta" is a letter
 
 
 def _first_math(answer: str, region: tuple[int, int]) -> int:
@@ -245,11 +247,15 @@ def _answer_region(answer: str) -> tuple[int, int] | None:
     return (start, start + len(below)) if start != -1 else None
 
 
-def plain_formulas(answer: str) -> list[tuple[int, str]]:
-    """The formulas of lines without math delimiters, written in unicode, with their offsets."""
+def plain_formulas(answer: str, maths: Sequence[tuple[int, int, str, bool]] = ()) -> list[tuple[int, str]]:
+    """The formulas of lines without math delimiters, with their offsets: written in unicode or
+    plain text, or LaTeX typed without ``$`` (a handwriting transcription); lines in ``maths`` are
+    math already."""
     found, start = [], 0
     for line in answer.splitlines(keepends=True):
-        if "$" not in line and "\\" not in line and "=" in line:
+        inside = any(begin < start + len(line) and start < end for begin, end, _, _ in maths)
+        latex = "\\" in line and _LATEX_DERIVATIVE.search(line) is not None
+        if "$" not in line and ("\\" not in line or latex) and "=" in line and not inside:
             found += [(start + offset, text) for offset, text in _plain_formulas(line)]
         start += len(line)
     return found
@@ -275,13 +281,28 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     """Each derivative of a line (∂, ∇) from where it starts ("So ∂J/∂l = ..."; "..., so ∂CE/∂θ =
     ŷ − y": two), up to a gap of spaces before a remark; else, on a line of math alone, its
     equations (the definitions "δ₂ = ŷ − y, δ₁ = δ₂ W₂ᵀ ⊙ h ⊙ (1 − h)")."""
-    starts = [match.start() for match in _PLAIN_DERIVATIVE.finditer(line)]
+    starts = [m.start() for m in _PLAIN_DERIVATIVE.finditer(line) if not _OPERAND.search(line[: m.start()])]
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
         return [(begin, re.split(r"\s{3,}", line[begin:end].strip())[0]) for begin, end in pieces]
-    if _PLAIN_MATH.search(line) and not _prose(line):
+    definition = _PLAIN_DEFINITION.match(line)
+    if (_PLAIN_MATH.search(line) and not _prose(line)) or (definition and not _prose(line[definition.end() :])):
         return [(len(line) - len(line.lstrip()), line.strip())]
-    return []
+    return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
+
+
+# A line that defines a name in plain text: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)".
+_PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)")
+
+
+# A derivative after an operator is part of a formula ("v_c - lr * J'(v_c) = ..."), not its left side.
+_OPERAND = re.compile(r"(?:[-+*/=(]|<-)\s*$")
+# A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...".
+_PROSE_DEFINITION = re.compile(
+    r"(?:^|(?<=\s))(?:let|where|with|define|set|here|and)\s+([^\s=,;]{1,16}\s*:?=\s*.+?)"
+    r"(?=\s+(?:denotes?|be|is|are|for|where|and|which|applied|as|with|if|when|so|then|in)\b|[,;]\s|\.\s|\.?\s*$)",
+    re.IGNORECASE,
+)
 
 
 def _maths(answer: str) -> list[tuple[int, int, str, bool]]:
@@ -424,7 +445,11 @@ class Derivative:
 
 
 # Not the ∂ below the fraction bar of ∂J/∂x; in ASCII, "dJ/dvc" ("dJ / dU", "dCE/dtheta").
-_PLAIN_DERIVATIVE = re.compile(r"(?<!/)(?<!/ )[∂∇]|(?<![\w/])d[A-Za-zα-ω]\w*\s*/\s*d[A-Za-zα-ω]")
+# Where a derivative starts in a line without $: ∂J/∂v, dJ/dv, J'(v_c), or typed in LaTeX.
+_LATEX_DERIVATIVE = re.compile(r"\\frac\s*\{\s*(?:\\partial|d)|\\nabla|(?<![{/])(?<![{/] )\\partial(?![A-Za-z])")
+_PLAIN_DERIVATIVE = re.compile(
+    r"(?<!/)(?<!/ )[∂∇]|(?<![\w/])d[A-Za-zα-ω]\w*\s*/\s*d[A-Za-zα-ω]|\b[JL]'\s*\(|" + _LATEX_DERIVATIVE.pattern
+)
 _PLAIN_MATH = re.compile("[ŷᵀ⊙∘σ∑Σ𝟙⊤₀-₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥα-ωΘ]")
 _UPRIGHT_D = re.compile(r"\\(?:mathrm|text|operatorname|textrm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}")
 
@@ -437,6 +462,9 @@ def derivative_of(left: str) -> Derivative | None:
         return None
     found, entries, transposed = _entry_wrapper(found)
     texts = [t.text for t in found]
+    if texts[:3] in (["J", "'", "("], ["L", "'", "("]) and texts[-1] == ")":  # J'(v_c): the loss's, at v_c
+        wrt = atom_at(found, 3)
+        return Derivative(wrt, atom_at(found, 0), entries, transposed) if wrt else None
     depth = 0
     for text in texts:  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
         depth += 1 if text in "{([" else -1 if text in "})]" else 0

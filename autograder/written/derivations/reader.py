@@ -138,6 +138,7 @@ _FUNCTION_WORDS = {
     "tanh": "tanh",
     "softmax": "softmax",
     "diag": "diag",
+    "sum": "sum",  # sum(exp(l)): of the entries ("sum_w" is a sum over w, read before)
     "max": "max",
 }
 _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
@@ -410,7 +411,19 @@ def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
         atom = reader.atom()
     except ReadError:
         return None
-    return atom.key if atom is not None and reader.at_end() else None
+    if atom is not None and reader.at_end():
+        return atom.key
+    return _word(found)
+
+
+def _word(found: list[Token]) -> str | None:
+    """A name of several letters written together (``probs``), as plain text defines one; None when
+    ``found`` is something else or a function's name."""
+    together = all(before.end == after.start for before, after in zip(found, found[1:]))
+    word = "".join(token.text for token in found)
+    if len(found) < 2 or not together or any(t.kind != "letter" for t in found) or word.lower() in _FUNCTION_WORDS:
+        return None
+    return word
 
 
 def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
@@ -580,8 +593,10 @@ class _Reader:
 
     def word_starts(self) -> bool:
         """Whether a word that names nothing starts here (``transitions`` of ``2n transitions``):
-        three letters or more written together that cannot be read; it ends the formula."""
-        if self.peek().kind != "letter" or self.run_of_letters(after=None) < 3:
+        three letters or more written together, apart from what comes before, that cannot be
+        read; it ends the formula."""
+        glued = self.position > 0 and self.found[self.position - 1].end == self.peek().start
+        if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
             return False
         start = self.position
         try:
@@ -1030,6 +1045,9 @@ class _Reader:
             if inner is None or not reader.at_end():
                 return None
             return self.attached(inner)
+        if token.kind == "letter" and (word := self.defined_word(token)):
+            self.position += len(word)
+            return self.attached(Atom(word))
         if token.kind == "letter" or (token.kind == "command" and token.text[1:] in GREEK) or token.text == "\\ell":
             self.take()
             name = token.text.lstrip("\\")
@@ -1040,6 +1058,17 @@ class _Reader:
             self.take()
             return self.attached(Atom(token.text[1:]))
         return None
+
+    def defined_word(self, letter: Token) -> str:
+        """The name of several letters the answer defined (``probs``) that starts here, else ""."""
+        if self.vocabulary is None:
+            return ""
+        run = [letter]
+        while self.peek(len(run)).kind == "letter" and self.peek(len(run)).start == run[-1].end:
+            run.append(self.peek(len(run)))
+        word = "".join(token.text for token in run)
+        defined = word in self.vocabulary.definitions or word in self.vocabulary.unread_definitions
+        return word if len(run) >= 2 and defined else ""
 
     def run_together(self, letter: Token) -> tuple[Token, ...]:
         """The letters and digits written right after ``letter`` (consumed) when with them it is a
@@ -1119,6 +1148,8 @@ class _Reader:
             return Name(symbol)
         if atom.base == "delta" and (same := self.kronecker(atom.subscript)) is not None:
             return same
+        if atom.subscript and atom.stem in vocabulary.definitions:  # an entry of a name of the answer's own
+            return Entry(vocabulary.definitions[atom.stem], self.entry_indices(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.families:
             return self.part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:
