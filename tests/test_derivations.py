@@ -23,7 +23,7 @@ from autograder.written.handout_data import derivation_questions
 
 REPO = Path(__file__).resolve().parent.parent
 LABELLED = [REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml"
-            for kind in ("", "_heldout", "_heldout2", "_blind3", "_blind4")]
+            for kind in ("", "_heldout", "_heldout2", "_blind3", "_blind4", "_blind5")]
 
 
 @pytest.fixture(scope="module")

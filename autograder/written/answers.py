@@ -87,6 +87,8 @@ class AnswerSheet(BaseModel):
     answers: dict[str, Answer] = Field(default_factory=dict)
     unplaced: list[Unplaced] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
+    # The handout's template of an answer (the parser's table with its first row): still that, it is no answer.
+    templates: dict[str, str] = Field(default_factory=dict, exclude=True)
 
     def text(self, question: str) -> str:
         """The answer to ``question``; empty when it is not answered."""
@@ -107,8 +109,10 @@ class AnswerSheet(BaseModel):
     ) -> None:
         first_line += text[: len(text) - len(text.lstrip())].count("\n")  # blank lines above it
         text = text.strip()
-        if not _THEMATIC_BREAKS.sub("", text.replace(PLACEHOLDER, "")).strip():
-            text = ""  # the sheet's placeholder, a rule below it: what a write-up pasted below leaves
+        if not _THEMATIC_BREAKS.sub("", text.replace(PLACEHOLDER, "")).strip() or (
+            question in self.templates and _normalised(text) == self.templates[question]
+        ):
+            text = ""  # the sheet's placeholder or template, a rule below it: what a write-up pasted below leaves
         previous = self.answers.get(question)
         if previous is not None and previous.text and text:
             self.problems.append(f"{question} is answered twice ({previous.where} and {where}); only the first is read")
@@ -457,7 +461,9 @@ def read_answers(
 
 def _read_answers_now(path: Path, config: AssignmentConfig, follow_links: bool) -> AnswerSheet:
     written_ids = [q.id for q in config.written_questions]
-    sheet = AnswerSheet(source=path.name)
+    forms = handout_data(config.name).answer_formats
+    templates = {question: _normalised(form.template()) for question, form in forms.items() if form.template()}
+    sheet = AnswerSheet(source=path.name, templates=templates)
     if path.suffix == ".ipynb":
         read_notebook(path, written_ids, sheet, follow_links)
     else:
@@ -466,11 +472,6 @@ def _read_answers_now(path: Path, config: AssignmentConfig, follow_links: bool) 
         read_markdown(text, written_ids, sheet)
     for question in written_ids:
         sheet.answers.setdefault(question, Answer(question=question, text="", where="not found"))
-    # An answer still equal to the handout's template (a table with only its first row) is no answer.
-    for question, form in handout_data(config.name).answer_formats.items():
-        answer = sheet.answers.get(question)
-        if answer is not None and form.template() and _normalised(answer.text) == _normalised(form.template()):
-            answer.text = ""
     return sheet
 
 
