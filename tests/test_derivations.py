@@ -279,6 +279,14 @@ def test_unicode_written_without_dollars(questions):
     assert _verdict(questions, "1c-ii", "So ∂J/∂l = ŷ − y.", "parser").status == "equal"
 
 
+def test_each_row_of_a_display_block_has_its_own_line_and_box():
+    """A box on one row of an aligned block marks that row only, and each row says its own line
+    (a message pointed at the block's first line before)."""
+    block = "Work:\n$$\n\\begin{aligned}\na &= b \\\\\nJ_v &= \\boxed{c} \\\\\nd &= e\n\\end{aligned}\n$$"
+    found = [(e.left, e.line, e.boxed) for e in equations(block)]
+    assert found == [("a", 4, False), ("J_v", 5, True), ("d", 6, False)]
+
+
 def test_equations_are_cut_at_separators_outside_brackets():
     found = equations(r"$\frac{\partial J}{\partial u_o} = A, \qquad \frac{\partial J}{\partial v_c} = \max(0, B)$")
     assert [(e.left, e.parts) for e in found] == [

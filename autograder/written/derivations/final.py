@@ -329,26 +329,39 @@ _ROWS = re.compile(r"\\\\")
 
 def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
     math = _ROW_SPACING.sub(r"\\\\", _ENVIRONMENT.sub(" ", math))
-    math, boxed = _unboxed(math)
+    math, boxes = _unboxed(math)
     found: list[Equation] = []
+    cursor = 0
     for row in _top_level_split(math, _ROWS):
         chunks = [c for c in _top_level_split(row, _SEPARATOR) if c.strip()]
         for chunk in chunks:
+            cursor = math.find(chunk, cursor)
+            at, cursor = cursor + len(chunk) - len(chunk.lstrip()), cursor + len(chunk)
+            boxed = any(a < cursor and at < b for a, b in boxes)  # all of it or a side in a box
+            where = (line + math.count("\n", 0, at), on_answer_line, boxed, displayed)
             sides = [side.strip().strip("&").strip() for side in _top_level_split(chunk, _EQUALS)]
             sides[0] = _LEADING_WORD.sub("", sides[0])  # "\text{where } \hat y = ..." defines \hat y
             if not any(sides[1:]) and len(sides) > 1:
                 continue  # "a =" or "====": nothing on the right to read
             if len(sides) == 1:
                 if not found and len(chunks) == 1 and sides[0]:
-                    found.append(Equation("", (_side(sides[0]),), line, on_answer_line, boxed, displayed))
+                    found.append(Equation("", (_side(sides[0]),), *where))
                 continue
             right = tuple(_side(s) for s in sides[1:] if s)
-            if not sides[0] and found:  # "&= ..." continues the equation above
+            if not sides[0] and found:  # "&= ..." continues the equation above, boxed if either is
                 previous = found.pop()
-                parts = previous.parts + right
-                found.append(Equation(previous.left, parts, line, on_answer_line, previous.boxed or boxed, displayed))
+                found.append(
+                    Equation(
+                        previous.left,
+                        previous.parts + right,
+                        where[0],
+                        on_answer_line,
+                        previous.boxed or where[2],
+                        displayed,
+                    )
+                )
                 continue
-            found.append(Equation(sides[0], right, line, on_answer_line, boxed, displayed))
+            found.append(Equation(sides[0], right, *where))
     return found
 
 
@@ -369,9 +382,9 @@ def _row(formula: str, condition: str) -> tuple[str, str]:
     return formula.strip().rstrip(","), _condition_text(condition)
 
 
-def _unboxed(math: str) -> tuple[str, bool]:
-    """``math`` with every ``\\boxed{...}`` replaced by what it holds, and whether there was one."""
-    boxed = False
+def _unboxed(math: str) -> tuple[str, list[tuple[int, int]]]:
+    """``math`` with every ``\\boxed{...}`` replaced by what it holds, and where each box's content is."""
+    boxes: list[tuple[int, int]] = []
     while (start := math.find(BOXED)) != -1:  # each round removes one
         opening = math.find("{", start)
         if opening == -1 or math[start + len(BOXED) : opening].strip():
@@ -380,8 +393,8 @@ def _unboxed(math: str) -> tuple[str, bool]:
         if inside is None:
             break
         math = math[:start] + inside + math[opening + len(inside) + 2 :]
-        boxed = True
-    return math, boxed
+        boxes.append((start, start + len(inside)))
+    return math, boxes
 
 
 def case_of(side: Side, letter: str, value: str) -> Side | None:
