@@ -697,6 +697,26 @@ def test_formulas_written_as_blind_set_5_showed_are_found(questions, question, a
     assert verdict.status == "equal", verdict.summary()
 
 
+@pytest.mark.parametrize("question, answer", [
+    # the next sentence is no part of the formula (once read as "= y", the end of "... iff yhat = y")
+    ("2b-ii", "dJ/dvc = U^T (yhat - y). This is zero iff yhat = y."),
+    ("2b-ii", "dJ/dvc = U.T @ (yhat - y) . It is zero when yhat = y."),
+    # a dot typed between names written together
+    ("2c-i", "dJ/dvc = (sigma(uo . vc) - 1) uo + sum_{k=1}^K sigma(u_{w_k} . vc) u_{w_k}\n"
+             "dJ/duo = (sigma(uo . vc) - 1) vc\ndJ/du_{w_k} = sigma(u_{w_k} . vc) vc"),
+    # a word in brackets after a definition is commentary
+    ("1d-i", "Let delta = (yhat - y) W2^T ⊙ h ⊙ (1 - h) (elementwise).\n\ndJ/dx = delta W1^T"),
+])
+def test_what_a_student_trial_typed_is_read_as_meant(questions, question, answer):
+    verdict = _verdict(questions, question, answer)
+    assert verdict.status == "equal", verdict.summary()
+
+
+def test_a_formula_that_starts_with_an_unknown_word_says_so(questions):
+    verdict = _verdict(questions, "2c-ii", "dJ/duw = count(w) * sigma(uw . vc) vc")
+    assert "it starts with 'count', which is no symbol or function" in verdict.summary()
+
+
 def test_a_word_glued_to_a_symbol_is_no_commentary(questions):
     """'probs' in the parser is no ŷ (its spelling p) followed by the word 'robs'."""
     verdict = _verdict(questions, "1c-ii", "dJ/dl = probs - y", "parser")

@@ -98,7 +98,18 @@ def test_a_question_answered_twice_keeps_the_first_and_says_so():
     read_markdown("## 1a-i\nfirst\n## 1a (i)\nsecond\n", PARSER_IDS, sheet)
     assert sheet.text("1a-i") == "first"
     assert sheet.problems == ["1a-i is answered twice (line 1 ('1a-i') and line 3 ('1a (i)')); only the "
-                              "first is read"]
+                              "first is read: keep your answer in one place (if one only points to the other, "
+                              "delete it)"]
+
+
+def test_a_line_of_an_answer_continued_in_an_added_cell_is_named_by_its_cell():
+    """check-written names the cell a line is in, as Jupyter shows it, not a line of the whole answer."""
+    sheet = AnswerSheet(source="w.ipynb")
+    sheet.add("1c-ii", "first line\nsecond", "cell 20", file="cell 20")
+    sheet.extend("1c-ii", "\nmore\nthe formula", "cell 21", file="cell 21")
+    answer = sheet.answers["1c-ii"]
+    assert answer.text.splitlines()[4] == "the formula"
+    assert (answer.position(2), answer.position(5)) == ("cell 20, line 2", "cell 21, line 3")
 
 
 def test_notebook_answers_come_from_tagged_cells_and_added_cells(tmp_path, repo):
@@ -263,7 +274,7 @@ def test_an_unreadable_final_answer_shows_what_was_read_and_how_to_write_it(answ
 def test_the_final_answer_is_found_in_linear_time_on_long_lines():
     reader, _, _ = COUNT
     assert reader.describe("Answer: " + "$2n$ " * 200_000).startswith("final answer read as 2 n")
-    with pytest.raises(AnswerFormatError, match="there is no formula"):
+    with pytest.raises(AnswerFormatError, match="it starts with 'Answer', which is no symbol"):
         reader.describe("Answer" + " " * 1_000_000 + "x")
 
 

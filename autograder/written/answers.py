@@ -70,6 +70,16 @@ class Answer(BaseModel):
     # The label headings that placed it, outermost first ("2. Machine Learning", "(a)(i)"), so that
     # check-written can compare their titles with the handout's; empty when a notebook cell placed it.
     headings: list[Heading] = Field(default_factory=list)
+    # Cells added below it that continue it: (the line of the text that is each one's first line, the cell).
+    continued: list[tuple[int, str]] = Field(default_factory=list)
+
+    def position(self, line: int) -> str:
+        """Where line ``line`` of the text is, as the student finds it: "cell 12, line 3", "line 40"."""
+        for start, cell in reversed(self.continued):
+            if line >= start:
+                return f"{cell}, line {line - start + 1}"
+        absolute = self.first_line + line - 1
+        return f"{self.file}, line {absolute}" if self.file else f"line {absolute}"
 
 
 class Unplaced(BaseModel):
@@ -115,7 +125,10 @@ class AnswerSheet(BaseModel):
             text = ""  # the sheet's placeholder or template, a rule below it: what a write-up pasted below leaves
         previous = self.answers.get(question)
         if previous is not None and previous.text and text:
-            self.problems.append(f"{question} is answered twice ({previous.where} and {where}); only the first is read")
+            self.problems.append(
+                f"{question} is answered twice ({previous.where} and {where}); only the first is read: keep "
+                "your answer in one place (if one only points to the other, delete it)"
+            )
             return
         if previous is None or not previous.text:
             self.answers[question] = Answer(
@@ -128,7 +141,12 @@ class AnswerSheet(BaseModel):
         if previous is None or not previous.text:
             self.add(question, text, where, file)
         elif text.strip() and text.strip() != PLACEHOLDER:
-            self.answers[question] = previous.model_copy(update={"text": f"{previous.text}\n\n{text.strip()}"})
+            # the line of the answer that is the cell's first (its blank lines above the text cut)
+            start = previous.text.count("\n") + 3 - text[: len(text) - len(text.lstrip())].count("\n")
+            continued = [*previous.continued, (start, file)] if file else previous.continued
+            self.answers[question] = previous.model_copy(
+                update={"text": f"{previous.text}\n\n{text.strip()}", "continued": continued}
+            )
 
 
 _THEMATIC_BREAKS = re.compile(r"^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$", re.MULTILINE)

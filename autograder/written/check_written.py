@@ -92,9 +92,7 @@ class WrittenCheck(BaseModel):
 
 
 def _location(sheet: AnswerSheet, question: str, line: int) -> str:
-    answer = sheet.answers[question]
-    absolute = answer.first_line + line - 1
-    return f"{answer.file}, line {absolute}" if answer.file else f"line {absolute}"
+    return sheet.answers[question].position(line)
 
 
 def check_answers(path: Path, assignment: Assignment) -> WrittenCheck:
@@ -150,7 +148,7 @@ def _status(
     status.where = sheet.answers[question.id].where
     if derivation is not None:
         answer = sheet.answers[question.id]
-        readable, status.note = describe(text, derivation, answer.first_line, answer.file)
+        readable, status.note = describe(text, derivation, answer.position)
         if isinstance(question, ManualQuestion) and not question.auto_grade:
             status.formula_unread = not readable
         else:

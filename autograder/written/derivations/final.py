@@ -284,7 +284,7 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     starts = [m.start() for m in _PLAIN_DERIVATIVE.finditer(line) if not _OPERAND.search(line[: m.start()])]
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
-        return [(begin, re.split(r"\s{3,}", line[begin:end].strip())[0]) for begin, end in pieces]
+        return [(begin, _SENTENCE_END.split(line[begin:end].strip())[0]) for begin, end in pieces]
     definition = _PLAIN_DEFINITION.match(line)
     if (_PLAIN_MATH.search(line) and not _prose(line)) or (definition and not _prose(line[definition.end() :])):
         return [(len(line) - len(line.lstrip()), line.strip())]
@@ -295,6 +295,9 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
 _PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)")
 
 
+# What ends a formula typed in a line of text: a gap of spaces before a remark, or a full stop before
+# the next sentence ("dJ/dvc = U^T (yhat - y). This is zero iff yhat = y.").
+_SENTENCE_END = re.compile(r"\s{3,}|\.\s+(?=[A-Z][a-z]|[a-z]{3,}\b)")
 # A derivative after an operator is part of a formula ("v_c - lr * J'(v_c) = ..."), not its left side.
 _OPERAND = re.compile(r"(?:[-+*/=(]|<-)\s*$")
 # A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...".

@@ -111,7 +111,8 @@ _SUM_WORD = re.compile(r"(?<![\\A-Za-z])sum(?=\s*_)")
 _NUMBERING = re.compile(r"\\(?:label|tag\*?)\s*\{[^{}]*\}")  # an equation's number or name: not read
 _NUMPY_PREFIX = re.compile(r"\bnp\.")
 _DOT_TRANSPOSE = re.compile(r"(?<=[\w)\]}])\.T\b")  # numpy's W.T
-_PLAIN_DOT = re.compile(r"(?<=[\w)}])\s+\.\s+(?=[A-Za-z]_|\\|\()")  # "u_o . v_c": a dot product, typed
+# "u_o . v_c", "(uw . vc)": a dot product, typed; not a full stop before a sentence ("... . This").
+_PLAIN_DOT = re.compile(r"(?<=[\w)}])\s+\.\s+(?=[a-z\\(]|[A-Z](?![a-z]))")
 _DROPPED = {
     "\\" + name
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
@@ -458,8 +459,13 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
         latex = latex[: condition.start()]
     found = tokens(latex)
     reader = _Reader(found, vocabulary)
-    if reader.at_end() or reader.word_starts():
+    if reader.at_end():
         raise ReadError("there is no formula in it")
+    if reader.word_starts():
+        if len(re.findall(r"[A-Za-z]{3,}", latex)) >= 3:  # "the number of words times two"
+            raise ReadError("there is no formula in it, only words")
+        word = "".join(token.text for token in found[: reader.run_of_letters(after=None)])
+        raise ReadError(f"it starts with '{word}', which is no symbol or function of this question")
     node = reader.expression()
     if reader.at_end():
         return node, ""
@@ -592,14 +598,18 @@ class _Reader:
                 return node
 
     def word_starts(self) -> bool:
-        """Whether a word that names nothing starts here (``transitions`` of ``2n transitions``):
+        """Whether a word that names nothing starts here (``steps`` of ``3k steps``):
         three letters or more written together, apart from what comes before, that cannot be
         read; it ends the formula."""
         glued = self.position > 0 and self.found[self.position - 1].end == self.peek().start
-        if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
-            return False
+        bracket = self.peek().text == "(" and self.peek(1).kind == "letter"  # "(1 - h) (elementwise)"
         start = self.position
+        self.position += bracket
         try:
+            if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
+                return False
+            if bracket and self.peek(self.run_of_letters(after=None)).text != ")":
+                return False
             self.postfix()
         except ReadError:
             return True

@@ -11,6 +11,7 @@ chance: it would have to agree at every entry of every draw.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -451,10 +452,12 @@ def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Conventio
     return tuple(c for c in conventions if c.vectors == conventions[0].vectors)
 
 
-def describe(answer: str, question: DerivationQuestion, first_line: int = 1, file: str = "") -> tuple[bool, str]:
+def describe(
+    answer: str, question: DerivationQuestion, position: Callable[[int], str] = lambda line: f"line {line}"
+) -> tuple[bool, str]:
     """What ``check-written`` tells a student: how each final formula was read, or why it cannot be
     read or computed, and how to write it. Never whether it is right: nothing here looks at the
-    reference. ``first_line`` and ``file``: where the answer starts, for line numbers of the file."""
+    reference. ``position``: where a line of the answer is in the student's file (or cell)."""
     vocabulary = Vocabulary(question.notation)
     math = answer_math(answer)
     notes: list[str] = []
@@ -465,9 +468,7 @@ def describe(answer: str, question: DerivationQuestion, first_line: int = 1, fil
             name = _derivative(target, case, for_students=True)
             problem = problem or (_uncomputable(node, question, vocabulary, case) if node is not None else "")
             if found is not None and node is not None and not problem:
-                # A notebook answer may run on into cells added below its own: lines of the answer there.
-                line = f"line {found.line} of the answer, which starts in {file}" if file else ""
-                where = f"{found.where}, {line or f'line {first_line + found.line - 1}'}"
+                where = f"{found.where}, {position(found.line)}"
                 note = f"the final formula for {name} read as {shown(node)} (from {where})"
             else:
                 unread.append(target)
