@@ -717,6 +717,39 @@ def test_a_formula_that_starts_with_an_unknown_word_says_so(questions):
     assert "it starts with 'count', which is no symbol or function" in verdict.summary()
 
 
+@pytest.mark.parametrize("question, answer", [
+    # an equation editor's letters, and a hat typed as a combining mark
+    ("1c-i", "∂CE/∂𝜽 = 𝒚\u0302 − 𝒚"),
+    # other operators of gradients
+    ("1d-i", r"$$D_x J = \big((\hat y - y) W_2^\top \odot h \odot (1 - h)\big) W_1^\top$$"),
+    ("2b-ii", r"$$\operatorname{grad}_{v_c} J = U^\top (\hat y - y)$$"),
+    ("2b-ii", "grad_vc = U'*(yhat - y)"),
+    # phone-typed: lower case, a case at a line's start
+    ("1c-i", "answer: dce/dtheta=yhat-y"),
+    ("2b-iii", "w=o: dj/duw=(yhat_o-1)vc\nw!=o: dj/duw=yhat_w vc"),
+    # Julia's and Matlab's operators entry by entry
+    ("1d-i", "dJ/dx = ((yhat .- y)*W2' .* h .* (1 .- h))*W1'"),
+    # a count typed with #, a shape said after the formula, an implication in unicode
+    ("2c-ii", "dJ/duw = #{k : w_k = w} σ(u_wᵀv_c) v_c"),
+    ("1c-i", "∂CE/∂θ = ŷ − y   (D_y x 1)"),
+    ("2b-ii", "∂J/∂v_c = U^T(ŷ − y)\n\n∂J/∂v_c = 0 ⟺ U^T ŷ = u_o"),
+    # a name of the answer's own in \mathrm
+    ("2b-ii", r"Let $\mathrm{err} = \hat y - y$. Then $$\frac{\partial J}{\partial v_c} = U^\top \mathrm{err}$$"),
+])
+def test_formulas_blind_set_6_showed_are_read(questions, question, answer):
+    verdict = _verdict(questions, question, answer)
+    assert verdict.status == "equal", verdict.summary()
+
+
+def test_a_formula_in_code_below_an_answer_is_not_its_final_formula(questions):
+    """Code that implements the answer (grad_v_c = ... in a fenced block) does not replace the
+    formula written above it; alone, it is read."""
+    formula = r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$"
+    code = "\n\n```python\ngrad_vc = U[o] @ (yhat - y)\n```\n"
+    assert _verdict(questions, "2b-ii", formula + code).status == "equal"
+    assert _verdict(questions, "2b-ii", "```python\ngrad_vc = U.T @ (yhat - y)\n```").status == "equal"
+
+
 def test_a_word_glued_to_a_symbol_is_no_commentary(questions):
     """'probs' in the parser is no ŷ (its spelling p) followed by the word 'robs'."""
     verdict = _verdict(questions, "1c-ii", "dJ/dl = probs - y", "parser")

@@ -69,6 +69,11 @@ class _Code:
         return self.ends[index] if index >= 0 and offset < self.ends[index] else None
 
 
+def code_blocks(text: str) -> list[tuple[int, int]]:
+    """Where the fenced code blocks of ``text`` are (start, end)."""
+    return _fences(text)
+
+
 def _fences(text: str) -> list[tuple[int, int]]:
     if "```" not in text and "~~~" not in text:
         return []  # the usual case, found without trying the pattern at every line

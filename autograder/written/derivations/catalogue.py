@@ -28,14 +28,15 @@ class Spelling:
 SPELLINGS: tuple[Spelling, ...] = (
     Spelling(
         r"`\frac{\partial J}{\partial v_c}`, `\partial J / \partial v_c`, `\frac{dJ}{dv_c}`, "
-        r"`\nabla_{v_c} J`, `dJ/dvc`, `J'(v_c)`",
+        r"`\nabla_{v_c} J`, `D_{v_c} J`, `\operatorname{grad}_{v_c} J`, `grad_vc`, `dJ/dvc`, `J'(v_c)`",
         "the derivative the question asks for",
         r"$$\nabla_{v_c} J = U^\top(\hat y - y)$$",
         "word2vec",
         "2b-ii",
     ),
     Spelling(
-        r"the handout's symbols: `\hat y`, `\hat{y}`, `ŷ`, `yhat`; `W_1`, `W1`; `u_w`, `uw`, `u_{w_k}`",
+        r"the handout's symbols: `\hat y`, `\hat{y}`, `ŷ`, `yhat`; `W_1`, `W1`; `u_w`, `uw`, `u_{w_k}`; an equation "
+        r"editor's letters (`𝒚̂`, `𝑾₁`)",
         "those symbols",
         "So dJ/dvc = U^T (yhat - y).",
         "word2vec",
@@ -78,8 +79,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry); `u . v` typed for a dot "
-        r"product",
+        r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry); Julia's and Matlab's `.*`, "
+        r"`.-`, `'`; `u . v` typed for a dot product",
         "the matrix product, the product entry by entry, a transpose; the dot product",
         "dJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T",
         "word2vec",

@@ -39,11 +39,12 @@ from autograder.written.derivations.reader import (
     Vocabulary,
     atom_at,
     key_of,
+    plain_letters,
     superscript_transposes,
     tokens,
 )
 from autograder.written.expressions import ANSWER_LINE, BOXED, answer_word, below_answer_line, braced
-from autograder.written.latex import math_in
+from autograder.written.latex import code_blocks, math_in
 
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
 _CASE_SAID = re.compile(r"([a-z])\s*(=|\\neq?|\\ne|≠)\s*([a-z])")
@@ -63,7 +64,7 @@ _LEADING_WORD = re.compile(
     r"^(?:\\(?:text|mbox|textrm)\s*\{\s*(?:where|with|and|let|here)\s*\}|\}|(?:where|with|and|let)\b)\s*"
 )
 # Implications end an equation too: "= 0 \iff U^T \hat y = u_o" is two statements, not one chain.
-_IMPLIES = r"\\(?:iff|implies|impliedby|Leftrightarrow|Longleftrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z])"
+_IMPLIES = r"\\(?:iff|implies|impliedby|Leftrightarrow|Longleftrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z])|[⟺⇔⟹⇒]"
 _SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]|{_IMPLIES}")
 
 
@@ -76,6 +77,7 @@ class Equation:
     boxed: bool = False
     displayed: bool = False  # on a line of its own ($$...$$, \\[...\\], align), not inside a sentence
     case: tuple[str, str, bool] | None = None  # said just before it: ("w", "o", True) for "For $w = o$:"
+    in_code: bool = False  # a line of a code block: an answer's formula only when no other answers
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def equations(answer: str) -> list[Equation]:
     """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked.
     Pasted images (``data:`` and base64) are left out, and of a longer answer the last MAX_ANSWER
     characters are read: the final formula is at its end."""
-    answer = _tail(_LONG_RUN.sub(" ", answer))
+    answer = plain_letters(_tail(_LONG_RUN.sub(" ", answer)))
     region = _answer_region(answer)
     newlines = [i for i, char in enumerate(answer) if char == "\n"]
 
@@ -147,9 +149,11 @@ def equations(answer: str) -> list[Equation]:
             found += listed
             case = None  # a case said answers the one math after it ("for $w = o$ and $y_o = 1$: $$...$$")
         previous_end = end
+    code = code_blocks(answer)
     for start, text in plain_formulas(answer, maths):  # "∂J/∂l = ŷ − y", written without $
-        case = _plain_case(answer, start)
-        found += [replace(e, case=case) for e in _equations_in(text, line(start), on_answer_line(start), True)]
+        case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
+        listed = _equations_in(text, line(start), on_answer_line(start), True)
+        found += [replace(e, case=case, in_code=in_code) for e in listed]
     if region is not None and not any(e.on_answer_line for e in found):
         text = answer[region[0] : region[1]].strip().strip("*_").strip()
         if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
@@ -261,7 +265,11 @@ def plain_formulas(answer: str, maths: Sequence[tuple[int, int, str, bool]] = ()
     return found
 
 
-_PLAIN_CASE = re.compile(r"\b(?:for|if|when)\s+([a-z])\s*(=|≠|!=|\\neq?|\\ne)\s*([a-z])\b", re.IGNORECASE)
+_PLAIN_CASE = re.compile(
+    r"(?:\b(?:for|if|when)\s+|^\s*(?=[a-z]\s*(?:=|≠|!=|\\neq?|\\ne)\s*[a-z]\s*:))"  # "w=o:" typed at a line's start
+    r"([a-z])\s*(=|≠|!=|\\neq?|\\ne)\s*([a-z])\b",
+    re.IGNORECASE,
+)
 
 
 def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
@@ -299,7 +307,7 @@ _PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)
 # the next sentence ("dJ/dvc = U^T (yhat - y). This is zero iff yhat = y.").
 _SENTENCE_END = re.compile(r"\s{3,}|\.\s+(?=[A-Z][a-z]|[a-z]{3,}\b)")
 # A derivative after an operator is part of a formula ("v_c - lr * J'(v_c) = ..."), not its left side.
-_OPERAND = re.compile(r"(?:[-+*/=(]|<-)\s*$")
+_OPERAND = re.compile(r"(?:[-+*/(]|<-)\s*$")
 # A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...".
 _PROSE_DEFINITION = re.compile(
     r"(?:^|(?<=\s))(?:let|where|with|define|set|here|and)\s+([^\s=,;]{1,16}\s*:?=\s*.+?)"
@@ -478,6 +486,9 @@ def derivative_of(left: str) -> Derivative | None:
         return None
     found, entries, transposed = _entry_wrapper(found)
     texts = [t.text for t in found]
+    if width := _gradient_operator(texts):  # D_x J, grad_x, \operatorname{grad}_x J: as \nabla_x J
+        found = [Token("command", "\\nabla", found[0].start, found[width - 1].end), *found[width:]]
+        texts = [t.text for t in found]
     if texts[:3] in (["J", "'", "("], ["L", "'", "("]) and texts[-1] == ")":  # J'(v_c): the loss's, at v_c
         wrt = atom_at(found, 3)
         return Derivative(wrt, atom_at(found, 0), entries, transposed) if wrt else None
@@ -490,7 +501,8 @@ def derivative_of(left: str) -> Derivative | None:
         return None
     if "\\nabla" in texts:
         at = texts.index("\\nabla")
-        wrt = atom_at(found, at + 2, subscript=True) if texts[at + 1 : at + 2] == ["_"] else None
+        plain = texts[at + 2 : at + 3] != ["{"]  # grad_vc: the letters after "_" name what it is taken for
+        wrt = atom_at(found, at + 2, subscript=not plain, plain=plain) if texts[at + 1 : at + 2] == ["_"] else None
         return Derivative(wrt, None, entries, transposed) if wrt else None
     marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
     if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
@@ -501,6 +513,20 @@ def derivative_of(left: str) -> Derivative | None:
         return Derivative(wrt, None, entries, transposed) if wrt else None
     wrt = atom_at(found, last + 1, plain=True)
     return Derivative(wrt, atom_at(found, marks[0] + 1), entries, transposed) if wrt else None
+
+
+_GRAD = ["g", "r", "a", "d"]
+_GRADIENT_OPERATORS = (_GRAD, *(["\\" + word, "{", *_GRAD, "}"] for word in ("operatorname", "mathrm", "text")))
+
+
+def _gradient_operator(texts: list[str]) -> int:
+    """How many tokens an operator of gradients other than ``\\nabla`` takes at the start of a left
+    side (``grad_x``, ``\\operatorname{grad}_{v_c} J``; ``D_x J`` with the loss after it, ``D_x``
+    alone being a size): 0 for none."""
+    for spelled in _GRADIENT_OPERATORS:
+        if texts[: len(spelled)] == spelled and texts[len(spelled) : len(spelled) + 1] == ["_"]:
+            return len(spelled)
+    return 1 if texts[:2] == ["D", "_"] and texts[-1] in _LOSSES else 0
 
 
 def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...], bool]:
@@ -600,6 +626,8 @@ def final_formula(
         elif (renamed := _renamed(derivative, target, vocabulary, case)) is not None:
             renamed_match = _Match(position, specific=specific, renamed=renamed[0], rank=renamed[1])
             matching.append(replace(renamed_match, transposed=derivative.transposed))
+    if any(not listed[m.position].in_code for m in matching):  # code below an answer is its implementation
+        matching = [m for m in matching if not listed[m.position].in_code]
     if any(m.specific for m in matching):
         matching = [m for m in matching if m.specific]
     if any(not _zero(listed[m.position]) for m in matching):  # "= 0": when it vanishes, not what it is
@@ -717,4 +745,6 @@ def _differentiates(numerator: Atom | None, target: Target, vocabulary: Vocabula
     quantity (``\\partial \\theta_w / \\partial u_w``)."""
     if target.of:
         return numerator is not None and vocabulary.symbols.get(numerator.key) == vocabulary.symbols[key_of(target.of)]
-    return numerator is None or (numerator.base in _LOSSES and numerator.key not in vocabulary.symbols)
+    # dj/dl typed on a phone names the loss J too
+    loss = numerator is not None and (numerator.base in _LOSSES or numerator.base.upper() in _LOSSES)
+    return numerator is None or (loss and numerator.key not in vocabulary.symbols)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from autograder.written.derivations.notation import Notation
@@ -110,6 +111,25 @@ _GREEK_WORD = re.compile(
 _SUM_WORD = re.compile(r"(?<![\\A-Za-z])sum(?=\s*_)")
 _NUMBERING = re.compile(r"\\(?:label|tag\*?)\s*\{[^{}]*\}")  # an equation's number or name: not read
 _NUMPY_PREFIX = re.compile(r"\bnp\.")
+_PLAIN_HASH = re.compile(r"(?<!\\)#")
+# Julia's and Matlab's operators entry by entry (.* ./ .^ .+ .- .>) and broadcast calls (sigmoid.(z)).
+_BROADCAST = re.compile(r"(?<!\d)\.([*/^+\-<>])")
+_BROADCASTS = {"*": "\\odot ", "/": "/", "^": "^", "+": "+", "-": "-", "<": "<", ">": ">"}
+_BROADCAST_CALL = re.compile(r"([A-Za-z])\s*\.\(")
+
+
+def plain_letters(text: str) -> str:
+    """Letters of an equation editor's alphabets (𝑣, 𝒚, 𝜽, ℎ) as plain letters, and an accent typed
+    as a combining mark (y and U+0302) as one letter (ŷ); 𝟙 stays the indicator's."""
+    if text.isascii():
+        return text
+    letters = (
+        unicodedata.normalize("NFKC", c) if c in _EDITOR_LETTERS or 0x1D400 <= ord(c) <= 0x1D7D7 else c for c in text
+    )
+    return unicodedata.normalize("NFC", "".join(letters))
+
+
+_EDITOR_LETTERS = set("ℎℓ")
 _DOT_TRANSPOSE = re.compile(r"(?<=[\w)\]}])\.T\b")  # numpy's W.T
 # "u_o . v_c", "(uw . vc)": a dot product, typed; not a full stop before a sentence ("... . This").
 _PLAIN_DOT = re.compile(r"(?<=[\w)}])\s+\.\s+(?=[a-z\\(]|[A-Z](?![a-z]))")
@@ -139,6 +159,7 @@ _FUNCTION_WORDS = {
     "tanh": "tanh",
     "softmax": "softmax",
     "diag": "diag",
+    "sig": "sigma",
     "sum": "sum",  # sum(exp(l)): of the entries ("sum_w" is a sum over w, read before)
     "max": "max",
 }
@@ -162,6 +183,10 @@ _CONDITION_AT_END = re.compile(
     r"\s*\((?![^()]*(?:\\mathbb|\\mathbf|\\mathds|\[))"
     r"(?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text\s*\{\s*(?:if|for|when|where)\b|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$"
 )
+
+
+# "(D_h x n)", "(|V| \times d)" closing a formula: its shape, said, not a factor.
+_SHAPE_AT_END = re.compile(r"\s*\(\s*[\w|{}\\ ]+?\s(?:x|×|\\times)\s[\w|{}\\ ]+\)\s*[.,;]?\s*$")
 
 
 class ReadError(ValueError):
@@ -212,12 +237,14 @@ def tokens(latex: str) -> list[Token]:
     """The tokens of ``latex``, with unicode written as LaTeX and sizing commands dropped."""
     if len(latex) > MAX_LENGTH:
         raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
-    text = _SUBSCRIPTS.sub(lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}", latex)
+    text = _SUBSCRIPTS.sub(lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}", plain_letters(latex))
     text = _SUPERSCRIPTS.sub(lambda run: f"^{{{run[0].translate(_SUPERSCRIPT_LETTERS).replace('²', '2')}}}", text)
     text = "".join(_UNICODE.get(char, char) for char in text)
     text = _GREEK_WORD.sub(lambda word: f"\\{word[0]} ", text)  # "dtheta", "delta_1" typed without LaTeX
     text = _SUM_WORD.sub(lambda _: "\\sum", text)  # "sum_{k=1}^K", "sum_w" typed without LaTeX
     text = _NUMBERING.sub(" ", text.replace("**", "^"))  # a power as Python writes it; \label{eq:1}
+    text = _PLAIN_HASH.sub(lambda _: "\\#", text)  # #{k : w_k = w} typed without LaTeX
+    text = _BROADCAST_CALL.sub(r"\1(", _BROADCAST.sub(lambda dot: _BROADCASTS[dot[1]], text))  # Julia, Matlab
     if "@" in text:  # numpy's notation: @ the matrix product, * entry by entry, W.T, np.diag
         text = _NUMPY_PREFIX.sub("", text.replace("*", "\\odot ").replace("@", "\\times "))
     text = _PLAIN_DOT.sub(lambda _: " \\cdot ", _DOT_TRANSPOSE.sub(lambda _: "^{\\top}", text))  # u . v; W.T
@@ -420,6 +447,7 @@ def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
 def _word(found: list[Token]) -> str | None:
     """A name of several letters written together (``probs``), as plain text defines one; None when
     ``found`` is something else or a function's name."""
+    found = [token for token in found if token.text not in _WORDS and token.text not in "{}"]  # \mathrm{err}
     together = all(before.end == after.start for before, after in zip(found, found[1:]))
     word = "".join(token.text for token in found)
     if len(found) < 2 or not together or any(t.kind != "letter" for t in found) or word.lower() in _FUNCTION_WORDS:
@@ -454,7 +482,7 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
 def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
     """The formula in ``latex``, and the commentary after it that was not read (words, ``\\in
     \\mathbb{R}^d``, a condition in brackets at the end: ``(w \\neq o)``)."""
-    condition = _CONDITION_AT_END.search(latex[:MAX_LENGTH])
+    condition = _CONDITION_AT_END.search(latex[:MAX_LENGTH]) or _SHAPE_AT_END.search(latex[:MAX_LENGTH])
     if condition:
         latex = latex[: condition.start()]
     found = tokens(latex)
@@ -620,22 +648,22 @@ class _Reader:
     def starts_primary(self, token: Token) -> bool:
         if token.kind in ("number", "letter"):
             return True
-        if token.text in _WORDS:
-            return self.word_ahead() in _FUNCTION_WORDS
+        if token.text in _WORDS:  # \mathrm{softmax}, or a name of the answer's own: \mathrm{err}
+            return self.word_ahead() in _FUNCTION_WORDS or self.is_defined(self.word_ahead(lower=False))
         return token.text in _OPEN or (token.kind == "command" and token.text not in _NO_FACTOR)
 
-    def word_ahead(self) -> str:
-        """The word of ``\\mathrm{word}`` at the current position, lower case."""
+    def word_ahead(self, lower: bool = True) -> str:
+        """The word of ``\\mathrm{word}`` at the current position, lower case unless not ``lower``."""
         following = self.peek(1)
         if following.text != "{":
-            return following.text.lower()
+            return following.text.lower() if lower else following.text
         words = []
         for ahead in range(2, 40):
             token = self.peek(ahead)
             if token.text == "}" or token.kind == "end":
                 break
             words.append(token.text)
-        return "".join(words).lower()
+        return "".join(words).lower() if lower else "".join(words)
 
     def postfix(self) -> Node:
         node = self.primary()
@@ -691,7 +719,12 @@ class _Reader:
             return self.fraction()
         if token.text == "\\sum":
             return self.summation()
-        if token.text in ("\\#", *_BARS) and self.peek(1).text == "\\{":
+        if (
+            token.text in ("\\#", *_BARS)
+            and self.peek(1).text == "\\{"
+            or token.text == "\\#"
+            and self.peek(1).text == "{"
+        ):
             return self.count()
         if token.text in ("\\boxed", "\\underbrace", "\\overbrace"):
             self.take()
@@ -971,12 +1004,13 @@ class _Reader:
         """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: how many indices meet the condition, a sum
         of ones."""
         bar = self.take().text != "\\#"
-        self.take()
+        opening = self.take().text  # \{, or { as typed without LaTeX: #{k : w_k = w}
+        closing = _OPEN[opening]
         start, depth = self.position, 1
         while depth:
             if self.at_end():
-                raise ReadError("the set of a count is not closed with \\}")
-            depth += {"\\{": 1, "\\}": -1}.get(self.take().text, 0)
+                raise ReadError(f"the set of a count is not closed with {closing}")
+            depth += {opening: 1, closing: -1}.get(self.take().text, 0)
         written = self.sub_reader(tuple(self.found[start : self.position - 1])).sum_range()
         if bar and self.take().text not in _BARS:
             raise ReadError("the count |\\{...\\}| is not closed with |")
@@ -1050,10 +1084,12 @@ class _Reader:
             return self.attached(Atom(base, inner.subscript, inner.superscript))
         if token.text in _FONTS or (token.text in _WORDS and self.peek(1).text == "{"):
             self.take()
-            reader = self.sub_reader(self.group())
+            group = self.group()
+            reader = self.sub_reader(group)
             inner = reader.atom()
-            if inner is None or not reader.at_end():
-                return None
+            if inner is None or not reader.at_end():  # \mathrm{err}: a name of several letters, if defined
+                word = _word(list(group)) or ""
+                return self.attached(Atom(word)) if word and self.is_defined(word) else None
             return self.attached(inner)
         if token.kind == "letter" and (word := self.defined_word(token)):
             self.position += len(word)
@@ -1077,8 +1113,12 @@ class _Reader:
         while self.peek(len(run)).kind == "letter" and self.peek(len(run)).start == run[-1].end:
             run.append(self.peek(len(run)))
         word = "".join(token.text for token in run)
-        defined = word in self.vocabulary.definitions or word in self.vocabulary.unread_definitions
-        return word if len(run) >= 2 and defined else ""
+        return word if len(run) >= 2 and self.is_defined(word) else ""
+
+    def is_defined(self, name: str) -> bool:
+        """Whether the answer defined ``name`` (read or not)."""
+        vocabulary = self.vocabulary
+        return vocabulary is not None and (name in vocabulary.definitions or name in vocabulary.unread_definitions)
 
     def run_together(self, letter: Token) -> tuple[Token, ...]:
         """The letters and digits written right after ``letter`` (consumed) when with them it is a
