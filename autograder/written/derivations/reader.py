@@ -12,10 +12,17 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   ``\\tanh``, ``\\mathrm{softmax}``, ``\\mathrm{diag}``, ``\\max(0, ...)``, the indicator
   ``\\mathbb{1}[... > 0]`` (``\\mathbf{1}``, ``\\mathbb{I}``, ``1\\{...\\}``, ``\\mathbb{1}_{... > 0}``);
 - sums ``\\sum_w``, ``\\sum_{w=1}^{|V|}``, ``\\sum_{w \\in V}``, ``\\sum_{w \\neq o}``, ``\\sum_{k=1}^{K}``;
-- brackets of every kind, ``\\left( \\right)``, ``\\big``, ``\\boxed``, ``\\underbrace{...}_{...}``.
+- brackets of every kind, ``\\left( \\right)``, ``\\big``, ``\\boxed``, ``\\underbrace{...}_{...}``;
+- Iverson's bracket ``[w = o]``, Kronecker's ``\\delta_{w, w_k}``, counts ``\\#\\{k : w_k = w\\}``, ``|\\{...\\}|``;
+- as typed without LaTeX: ``yhat``, ``vc``, ``sum_w``, ``theta``, ``u . v``; numpy's ``@`` (then ``*`` is
+  entry by entry) and ``.T``; Julia's and Matlab's ``.*``, ``.-`` and ``'``; an equation editor's
+  letters (``𝒚``, ``𝑾``) and combining accents.
 
-A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, or ``\\text{...}`` that is no
-function: what follows is commentary. Nothing is evaluated by Python; the input is cut to
+``\\label{...}`` and ``\\tag{...}`` are no part of a formula. Every spelling a student may use is also
+a row of :mod:`.catalogue`, which the handouts' notation table is written from.
+
+A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, ``\\text{...}`` that is no
+function, a word that names nothing, or a shape in brackets (``(D_h x n)``): what follows is commentary. Nothing is evaluated by Python; the input is cut to
 :data:`MAX_LENGTH` characters, the tree to :data:`MAX_DEPTH` levels, so reading is linear and quick.
 """
 
