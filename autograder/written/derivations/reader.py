@@ -22,8 +22,9 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
 a row of :mod:`.catalogue`, which the handouts' notation table is written from.
 
 A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, ``\\text{...}`` that is no
-function, a word that names nothing, or a shape in brackets (``(D_h x n)``): what follows is commentary. Nothing is evaluated by Python; the input is cut to
-:data:`MAX_LENGTH` characters, the tree to :data:`MAX_DEPTH` levels, so reading is linear and quick.
+function, a word that names nothing, or a shape in brackets (``(D_h x n)``): what follows is
+commentary. Nothing is evaluated by Python; the input is cut to :data:`MAX_LENGTH` characters, the
+tree to :data:`MAX_DEPTH` levels, so reading is linear and quick.
 """
 
 from __future__ import annotations
