@@ -82,7 +82,7 @@ def test_new_writes_an_assignment_that_passes_every_check(created, tmp_path):
     assert "0 of 2 written questions answered." in written.stdout, written.stdout + written.stderr
 
     reference = autograder(folder, "check-written", "demo", "solutions/demo/written.md")
-    assert reference.returncode == 0 and "2 * x * (w * x - y)" in reference.stdout, reference.stdout
+    assert reference.returncode == 0 and "2 x (w x - y)" in reference.stdout, reference.stdout
 
     archive = tmp_path / "demo.zip"
     built = autograder(folder, "build", "demo", "--out", str(archive))

@@ -62,7 +62,7 @@ EXPECTED: dict[str, tuple[int, Callable[[Reading], bool]]] = {
     "an arc of spaces": (MB, lambda r: "cannot read the dependency '(" in note(r, "2a-i")),
     "a table row of pipes": (MB, lambda r: "the table has no transitions yet" in note(r, "2a-i")),
     "a long Answer: line": (MB, lambda r: score(r, "2a-ii.1") == 1 and "the first of" in note(r, "2a-ii")),
-    "spaces after Answer": (MB, lambda r: "there is no formula in it" in note(r, "2a-ii")),
+    "spaces after Answer": (MB, lambda r: "it starts with 'Answer', which is no symbol" in note(r, "2a-ii")),
     "a long heading": (MB, lambda r: "could be 1a-i or 2a-i" in problems(r)),
     "bold labels": (MB, lambda r: answered(r, "1a-i") and "is inside the answer to 1a-i" in problems(r)),
     "prose": (MB, lambda r: answered(r, "1b-ii") and not problems(r)),

@@ -224,7 +224,8 @@ def shown(node: Node) -> str:
         return f"{shown(node.left)} {'-' if node.subtract else '+'} {_grouped(node.right)}"
     if isinstance(node, Product):
         operator = {"product": " ", "elementwise": " ⊙ ", "divide": " / ", "dot": " · ", "outer": " ⊗ "}[node.kind]
-        return f"{_grouped(node.left)}{operator}{_grouped(node.right)}"
+        chained = isinstance(node.left, Product) and node.left.kind == node.kind in ("product", "elementwise")
+        return f"{shown(node.left) if chained else _grouped(node.left)}{operator}{_grouped(node.right)}"
     if isinstance(node, Power):
         return f"{_grouped(node.base)}^{node.exponent:g}"
     if isinstance(node, Transpose):
