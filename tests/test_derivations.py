@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 # or, for a set the reader does not meet it on yet, what it reaches now (a floor, not a goal).
 LABELLED = {REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml": share
             for kind, share in (("", 0.9), ("_heldout", 0.9), ("_heldout2", 0.9), ("_blind3", 0.9), ("_blind4", 0.9),
-                                ("_blind5", 0.9), ("_blind6", 0.76))}
+                                ("_blind5", 0.9), ("_blind6", 0.79))}
 
 
 @pytest.fixture(scope="module")
@@ -744,6 +744,19 @@ def test_formulas_blind_set_6_showed_are_read(questions, question, answer):
     assert verdict.status == "equal", verdict.summary()
 
 
+@pytest.mark.parametrize("question, answer, status", [
+    ("2b-iv", r"$$\frac{\partial J}{\partial U_{w,i}} = (\hat y_w - y_w)\, v_{c,i}$$", "equal"),
+    ("2b-iv", r"$$\frac{\partial J}{\partial U_{wi}} = (\hat y_w - y_w)\, (v_c)_i$$", "equal"),
+    ("2b-ii", r"$$\frac{\partial J}{\partial v_{c,i}} = \sum_w (\hat y_w - y_w) U_{w,i}$$", "equal"),
+    ("2b-iv", r"$$\frac{\partial J}{\partial U_{w,i}} = (y_w - \hat y_w)\, v_{c,i}$$", "not equal"),
+    ("2b-ii", r"$$\frac{\partial J}{\partial v_{c,i}} = \sum_w (\hat y_w - y_w) U_{i,w}$$", "not equal"),
+])
+def test_an_entry_of_a_matrix_or_of_a_named_vector_with_commas(questions, question, answer, status):
+    """Index notation as handwriting has it: U_{w,i} and v_{c,i} (entry i of v_c)."""
+    verdict = _verdict(questions, question, answer)
+    assert verdict.status == status, verdict.summary()
+
+
 def test_a_formula_in_code_below_an_answer_is_not_its_final_formula(questions):
     """Code that implements the answer (grad_v_c = ... in a fenced block) does not replace the
     formula written above it; alone, it is read."""
@@ -808,7 +821,7 @@ def test_reference_answers_are_read_and_judged_equal(questions, name):
 def test_labelled_answers_never_false_equal_and_mostly_recognised(questions, path):
     """The benchmark's goals (benchmarks/derivations.py), on the set at hand while the reader was
     written and on the one held out: no wrong answer judged equal, at least 90 % of the right ones
-    recognised (set 6, written as students far from the handout's notation write: 76 % for now)."""
+    recognised (set 6, written as students far from the handout's notation write: 79 % for now)."""
     labelled = yaml.safe_load(path.read_text())
     assert len({(item["assignment"], item["question"]) for item in labelled}) == 9 and len(labelled) >= 90
     false_equal, right, recognised = [], 0, 0

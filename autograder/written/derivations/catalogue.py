@@ -119,7 +119,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-iii",
     ),
     Spelling(
-        r"an equation for one entry (`\frac{\partial J}{\partial x_j} = ...`, with an index of your own)",
+        r"an equation for one entry (`\frac{\partial J}{\partial x_j} = ...`, `U_{w,i}`, `v_{c,i}`, with indices of "
+        r"your own)",
         "that equation for every entry",
         r"$$\frac{\partial J}{\partial \theta_j} = \hat y_j - y_j$$",
         "word2vec",

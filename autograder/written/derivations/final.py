@@ -730,13 +730,33 @@ def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary
             return derivative.entries
         return ()
     wrt = derivative.wrt
-    if wrt.stem != target_key or len(wrt.subscript) != 1 or wrt.subscript[0].kind != "letter":
+    letters = _entry_letters(wrt, target_key)
+    if len(letters) == 2 and _differentiates(derivative.numerator, target, vocabulary):
+        return letters  # U_{wi}, U_{w,i}: an entry of a matrix
+    if len(letters) != 1:
         return ()
-    letter = wrt.subscript[0].text
+    letter = letters[0]
     numerator = derivative.numerator
     if target.of and numerator is not None and numerator.stem == key_of(target.of) and len(numerator.subscript) == 1:
         return (numerator.subscript[0].text, letter)
     return (letter,) if _differentiates(numerator, target, vocabulary) else ()
+
+
+def _entry_letters(wrt: Atom, target_key: str) -> tuple[str, ...]:
+    """The letters of an entry of the target that ``wrt`` is: ``x_j`` (j,), ``U_{wi}`` and ``U_{w,i}``
+    (w, i), ``v_{c,i}`` (i,) for the target ``v_c``; () when it is no entry of it."""
+    texts = [token.text for token in wrt.subscript if token.text not in "{}"]
+    if "," in texts:  # what comes before the last comma may name the target itself: v_{c,i}
+        cut = len(texts) - 1 - texts[::-1].index(",")
+        if f"{wrt.base}_{''.join(texts[:cut])}" == target_key:
+            texts = texts[cut + 1 :]
+        elif wrt.stem == target_key:
+            texts = [text for text in texts if text != ","]
+        else:
+            return ()
+    elif wrt.stem != target_key:
+        return ()
+    return tuple(texts) if 1 <= len(texts) <= 2 and all(text.isalpha() and len(text) == 1 for text in texts) else ()
 
 
 def _differentiates(numerator: Atom | None, target: Target, vocabulary: Vocabulary) -> bool:

@@ -1212,11 +1212,24 @@ class _Reader:
             return self.part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:
             return Entry(Name(vocabulary.symbols[atom.stem]), self.entry_indices(atom.subscript))
+        if (head := self.entry_of_named(atom)) is not None:  # v_{c,i}: entry i of v_c
+            return head
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity
             raise ReadError(
                 f"{atom.key} is a size of this question's notation, which a formula uses only as a sum's limit"
             )
         raise UnknownName(f"{_shown_atom(atom)} is not a symbol of this question's notation")
+
+    def entry_of_named(self, atom: Atom) -> Node | None:
+        """``v_{c,i}``: the entries after the last comma of a symbol named by what comes before it."""
+        texts = [token.text for token in atom.subscript]
+        if "," not in texts or self.vocabulary is None:
+            return None
+        cut = len(texts) - 1 - texts[::-1].index(",")
+        named = Atom(atom.base, atom.subscript[:cut], atom.superscript)
+        if named.key not in self.vocabulary.symbols:
+            return None
+        return Entry(self.resolve(named), self.entry_indices(atom.subscript[cut + 1 :]))
 
     def kronecker(self, subscript: tuple[Token, ...]) -> SameIndex | None:
         """Kronecker's delta of two indices: ``\\delta_{wo}``, ``\\delta_{w,o}``, ``\\delta_{w, w_k}``."""
