@@ -117,7 +117,7 @@ class AnswerSheet(BaseModel):
         first_line: int = 1,
         headings: list[Heading] | None = None,
     ) -> None:
-        first_line += text[: len(text) - len(text.lstrip())].count("\n")  # blank lines above it
+        first_line += _blank_lines_above(text)
         text = text.strip()
         if not _THEMATIC_BREAKS.sub("", text.replace(PLACEHOLDER, "")).strip() or (
             question in self.templates and _normalised(text) == self.templates[question]
@@ -142,11 +142,15 @@ class AnswerSheet(BaseModel):
             self.add(question, text, where, file)
         elif text.strip() and text.strip() != PLACEHOLDER:
             # the line of the answer that is the cell's first (its blank lines above the text cut)
-            start = previous.text.count("\n") + 3 - text[: len(text) - len(text.lstrip())].count("\n")
+            start = previous.text.count("\n") + 3 - _blank_lines_above(text)
             continued = [*previous.continued, (start, file)] if file else previous.continued
             self.answers[question] = previous.model_copy(
                 update={"text": f"{previous.text}\n\n{text.strip()}", "continued": continued}
             )
+
+
+def _blank_lines_above(text: str) -> int:
+    return text[: len(text) - len(text.lstrip())].count("\n")
 
 
 _THEMATIC_BREAKS = re.compile(r"^ {0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$", re.MULTILINE)

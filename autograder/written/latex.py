@@ -57,7 +57,7 @@ class _Code:
 
     def __init__(self, text: str) -> None:
         spans, self.limit = _code_spans(text)
-        ranges = sorted(_fences(text) + spans)
+        ranges = sorted(code_blocks(text) + spans)
         self.starts = [start for start, _ in ranges]
         self.ends = [end for _, end in ranges]
         for index in range(1, len(self.ends)):  # so that the range found by a bisection covers any overlap
@@ -71,10 +71,6 @@ class _Code:
 
 def code_blocks(text: str) -> list[tuple[int, int]]:
     """Where the fenced code blocks of ``text`` are (start, end)."""
-    return _fences(text)
-
-
-def _fences(text: str) -> list[tuple[int, int]]:
     if "```" not in text and "~~~" not in text:
         return []  # the usual case, found without trying the pattern at every line
     ranges, opening = [], None
@@ -217,7 +213,11 @@ def math_in(text: str) -> list[Math]:
         Math(s.start, s.end, s.start + (2 if s.display else 1), s.end - (2 if s.display else 1), s.display)
         for s in spans
     ]
-    fenced = [Math(m.start(), m.end(), m.start(1), m.end(1), True) for m in _MATH_FENCE.finditer(text)]
+    fenced = (
+        [Math(m.start(), m.end(), m.start(1), m.end(1), True) for m in _MATH_FENCE.finditer(text)]
+        if "```math" in text
+        else []
+    )
     return sorted(dollars + _bracketed_math(text, spans) + fenced, key=lambda math: math.start)
 
 

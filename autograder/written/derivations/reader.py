@@ -1115,13 +1115,9 @@ class _Reader:
 
     def defined_word(self, letter: Token) -> str:
         """The name of several letters the answer defined (``probs``) that starts here, else ""."""
-        if self.vocabulary is None:
-            return ""
-        run = [letter]
-        while self.peek(len(run)).kind == "letter" and self.peek(len(run)).start == run[-1].end:
-            run.append(self.peek(len(run)))
-        word = "".join(token.text for token in run)
-        return word if len(run) >= 2 and self.is_defined(word) else ""
+        length = self.run_of_letters(after=None)
+        word = "".join(self.peek(ahead).text for ahead in range(length))
+        return word if length >= 2 and self.is_defined(word) else ""
 
     def is_defined(self, name: str) -> bool:
         """Whether the answer defined ``name`` (read or not)."""
