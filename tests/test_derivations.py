@@ -652,7 +652,8 @@ def test_plain_text_unicode_and_ocr_formulas_are_read(questions, question, answe
     assert verdict.status == "equal" or question == "2c-i" and verdict.parts[1].status == "equal", verdict.summary()
 
 
-@pytest.mark.parametrize("question, answer", [
+READ_AS_MEANT = [
+    # --- classes of notation blind set 5's first run found unread (examples of our own)
     # an equation's number or name is not part of it
     ("2b-ii", r"\begin{equation} \frac{\partial J}{\partial v_c} = U^\top(\hat y - y) \label{eq:vc} \tag{3} \end{equation}"),
     # a transpose in a font, braced or not
@@ -676,15 +677,7 @@ def test_plain_text_unicode_and_ocr_formulas_are_read(questions, question, answe
     # a function the answer names with a letter of its own
     ("1d-i", r"With $f(t) = \sigma(t)(1 - \sigma(t))$: $$\frac{\partial J}{\partial x} = "
              r"\big((\hat y - y) W_2^\top \odot f(x W_1 + b_1)\big) W_1^\top$$"),
-])
-def test_notations_blind_set_5_showed_are_read(questions, question, answer):
-    """Classes of notation that blind set 5's first run found unread (examples of our own): each is
-    read, and the answer judged equal."""
-    verdict = _verdict(questions, question, answer)
-    assert verdict.status == "equal" or question == "2c-i" and verdict.parts[0].status == "equal", verdict.summary()
-
-
-@pytest.mark.parametrize("question, answer", [
+    # --- formulas blind set 5 wrote where they were not found
     # LaTeX typed without $, spaced as an OCR of handwriting gives it
     ("2b-ii", "theta = U v_c\n\ni.e. \\frac { \\partial J } { \\partial v _ { c } } = U ^ { T } ( \\hat { y } - y )   ( done )"),
     # the loss's derivative written J'(v_c), after an update rule that uses it
@@ -694,13 +687,7 @@ def test_notations_blind_set_5_showed_are_read(questions, question, answer):
     # a definition in a sentence, and a name of several letters defined in plain text
     ("1d-i", "Let q(t) = σ(t)(1 − σ(t)) denote σ′.\n\n∂J/∂x = [(ŷ − y)W₂ᵀ ⊙ q(xW₁ + b₁)] W₁ᵀ"),
     ("1c-i", "scores = exp(theta) / sum(exp(theta))\n\nso dCE/dtheta = scores - y"),
-])
-def test_formulas_written_as_blind_set_5_showed_are_found(questions, question, answer):
-    verdict = _verdict(questions, question, answer)
-    assert verdict.status == "equal", verdict.summary()
-
-
-@pytest.mark.parametrize("question, answer", [
+    # --- what a student trial typed
     # the next sentence is no part of the formula (once read as "= y", the end of "... iff yhat = y")
     ("2b-ii", "dJ/dvc = U^T (yhat - y). This is zero iff yhat = y."),
     ("2b-ii", "dJ/dvc = U.T @ (yhat - y) . It is zero when yhat = y."),
@@ -709,18 +696,7 @@ def test_formulas_written_as_blind_set_5_showed_are_found(questions, question, a
              "dJ/duo = (sigma(uo . vc) - 1) vc\ndJ/du_{w_k} = sigma(u_{w_k} . vc) vc"),
     # a word in brackets after a definition is commentary
     ("1d-i", "Let delta = (yhat - y) W2^T ⊙ h ⊙ (1 - h) (elementwise).\n\ndJ/dx = delta W1^T"),
-])
-def test_what_a_student_trial_typed_is_read_as_meant(questions, question, answer):
-    verdict = _verdict(questions, question, answer)
-    assert verdict.status == "equal", verdict.summary()
-
-
-def test_a_formula_that_starts_with_an_unknown_word_says_so(questions):
-    verdict = _verdict(questions, "2c-ii", "dJ/duw = count(w) * sigma(uw . vc) vc")
-    assert "it starts with 'count', which is no symbol or function" in verdict.summary()
-
-
-@pytest.mark.parametrize("question, answer", [
+    # --- what blind set 6's first run found unread
     # an equation editor's letters, and a hat typed as a combining mark
     ("1c-i", "∂CE/∂𝜽 = 𝒚\u0302 − 𝒚"),
     # other operators of gradients
@@ -738,10 +714,19 @@ def test_a_formula_that_starts_with_an_unknown_word_says_so(questions):
     ("2b-ii", "∂J/∂v_c = U^T(ŷ − y)\n\n∂J/∂v_c = 0 ⟺ U^T ŷ = u_o"),
     # a name of the answer's own in \mathrm
     ("2b-ii", r"Let $\mathrm{err} = \hat y - y$. Then $$\frac{\partial J}{\partial v_c} = U^\top \mathrm{err}$$"),
-])
-def test_formulas_blind_set_6_showed_are_read(questions, question, answer):
+]
+
+
+@pytest.mark.parametrize("question, answer", READ_AS_MEANT)
+def test_formulas_students_write_are_read_as_meant(questions, question, answer):
+    """Each is a right answer and judged equal (a 2c-i answer may give only the derivative for v_c)."""
     verdict = _verdict(questions, question, answer)
-    assert verdict.status == "equal", verdict.summary()
+    assert verdict.status == "equal" or question == "2c-i" and verdict.parts[0].status == "equal", verdict.summary()
+
+
+def test_a_formula_that_starts_with_an_unknown_word_says_so(questions):
+    verdict = _verdict(questions, "2c-ii", "dJ/duw = count(w) * sigma(uw . vc) vc")
+    assert "it starts with 'count', which is no symbol or function" in verdict.summary()
 
 
 @pytest.mark.parametrize("question, answer, status", [

@@ -362,14 +362,7 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
             if not sides[0] and found:  # "&= ..." continues the equation above, boxed if either is
                 previous = found.pop()
                 found.append(
-                    Equation(
-                        previous.left,
-                        previous.parts + right,
-                        where[0],
-                        on_answer_line,
-                        previous.boxed or where[2],
-                        displayed,
-                    )
+                    replace(previous, parts=previous.parts + right, line=where[0], boxed=previous.boxed or boxed)
                 )
                 continue
             found.append(Equation(sides[0], right, *where))
@@ -746,10 +739,10 @@ def _entry_letters(wrt: Atom, target_key: str) -> tuple[str, ...]:
     """The letters of an entry of the target that ``wrt`` is: ``x_j`` (j,), ``U_{wi}`` and ``U_{w,i}``
     (w, i), ``v_{c,i}`` (i,) for the target ``v_c``; () when it is no entry of it."""
     texts = [token.text for token in wrt.subscript if token.text not in "{}"]
-    if "," in texts:  # what comes before the last comma may name the target itself: v_{c,i}
-        cut = len(texts) - 1 - texts[::-1].index(",")
-        if f"{wrt.base}_{''.join(texts[:cut])}" == target_key:
-            texts = texts[cut + 1 :]
+    split = wrt.named_entry()
+    if split is not None:  # what comes before the last comma may name the target itself: v_{c,i}
+        if split[0].key == target_key:
+            texts = [token.text for token in split[1] if token.text not in "{}"]
         elif wrt.stem == target_key:
             texts = [text for text in texts if text != ","]
         else:

@@ -290,6 +290,14 @@ class Atom:
     def stem(self) -> str:
         return self.base + self.superscript
 
+    def named_entry(self) -> tuple[Atom, tuple[Token, ...]] | None:
+        """``v_{c,i}`` as the name ``v_c`` and the entry ``i``: the subscript split at its last comma."""
+        texts = [token.text for token in self.subscript]
+        if "," not in texts:
+            return None
+        cut = len(texts) - 1 - texts[::-1].index(",")
+        return Atom(self.base, self.subscript[:cut], self.superscript), self.subscript[cut + 1 :]
+
 
 def _flat(group: tuple[Token, ...]) -> str:
     """A subscript as one key: ``{drop}``, ``\\text{drop}`` and ``{\\rm drop}`` are all ``drop``."""
@@ -1218,14 +1226,10 @@ class _Reader:
 
     def entry_of_named(self, atom: Atom) -> Node | None:
         """``v_{c,i}``: the entries after the last comma of a symbol named by what comes before it."""
-        texts = [token.text for token in atom.subscript]
-        if "," not in texts or self.vocabulary is None:
+        split = atom.named_entry()
+        if split is None or self.vocabulary is None or split[0].key not in self.vocabulary.symbols:
             return None
-        cut = len(texts) - 1 - texts[::-1].index(",")
-        named = Atom(atom.base, atom.subscript[:cut], atom.superscript)
-        if named.key not in self.vocabulary.symbols:
-            return None
-        return Entry(self.resolve(named), self.entry_indices(atom.subscript[cut + 1 :]))
+        return Entry(self.resolve(split[0]), self.entry_indices(split[1]))
 
     def kronecker(self, subscript: tuple[Token, ...]) -> SameIndex | None:
         """Kronecker's delta of two indices: ``\\delta_{wo}``, ``\\delta_{w,o}``, ``\\delta_{w, w_k}``."""
