@@ -14,7 +14,7 @@ from nbformat import v4
 
 from autograder.core.config import Assignment
 from autograder.written.answers import METADATA_KEY, PLACEHOLDER
-from autograder.written.derivations.catalogue import MARKER, notation_table
+from autograder.written.derivations.catalogue import with_notation_table
 from autograder.written.handout_data import handout_data
 from autograder.written.handout_source import Handout, HandoutError, HandoutQuestion, load_handout
 
@@ -70,7 +70,7 @@ class _Cells:
                 raise HandoutError(f"the handout shows figures/{match['name']}, which no FIGURES entry draws")
             attachments[match["name"]] = {"image/svg+xml": base64.b64encode(self.images[match["name"]]).decode("ascii")}
         source = _IMAGE.sub(lambda m: f"![{m['alt']}](attachment:{m['name']})", source)
-        source = source.replace(MARKER, notation_table())
+        source = with_notation_table(source)
         cell = v4.new_markdown_cell(source, id=self._id("md", source), metadata=dict(_HANDOUT_TAG))
         if attachments:
             cell.attachments = attachments
@@ -159,6 +159,7 @@ def build(assignment: Assignment) -> dict[Path, bytes]:
     files = {folder / "figures" / name: data for name, data in images.items()}
     files[folder / f"{assignment.name}.ipynb"] = notebook(assignment, handout, images).encode("utf-8")
     files[folder / f"{assignment.name}_answers.md"] = answer_sheet(assignment, handout).encode("utf-8")
+    files[handout.path] = with_notation_table(handout.path.read_text(encoding="utf-8")).encode("utf-8")
     return files
 
 

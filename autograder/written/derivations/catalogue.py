@@ -11,9 +11,13 @@ not told about it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 MARKER = "<!-- notation table -->"
+_END = "<!-- end of the notation table -->"
+# The table as last written between the markers, so that a handout's source shows it too.
+_WRITTEN = re.compile(re.escape(MARKER) + r".*?" + re.escape(_END), re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -168,3 +172,10 @@ def notation_table() -> str:
         cells = (spelling.written, spelling.read_as)
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(rows)
+
+
+def with_notation_table(source: str) -> str:
+    """``source`` with the table written after each marker (replacing what an earlier run wrote
+    there), so that a student who reads the Markdown source sees it as the notebook shows it."""
+    region = f"{MARKER}\n\n{notation_table()}\n\n{_END}"
+    return _WRITTEN.sub(lambda _: region, source) if _END in source else source.replace(MARKER, region)

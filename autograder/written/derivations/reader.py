@@ -765,7 +765,10 @@ class _Reader:
             return probability
         if token.text == "\\begin":
             raise ReadError("it writes out an array entry by entry (\\begin{...}), which is not read")
+        word = self.word_ahead(lower=False) if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
         atom = self.atom()
+        if atom is None and word:
+            raise ReadError(f"it uses '{word}', which is no symbol or function of this question")
         if atom is None:
             raise ReadError(_not_read(token))
         return Transpose(self.resolve(atom)) if atom.transposed else self.resolve(atom)
