@@ -15,7 +15,8 @@ from autograder.written.answers import read_answers
 from autograder.written.derivations.evaluate import EvaluationError
 from autograder.written.derivations.final import MAX_ANSWER, equations
 from autograder.written.derivations.notation import Convention
-from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read
+from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read, tokenised, tokens
+from autograder.written.derivations.spellings import REWRITES
 from autograder.written.derivations.tree import shown
 from autograder.written.derivations.catalogue import SPELLINGS
 from autograder.written.derivations.verdict import describe, judge
@@ -766,6 +767,12 @@ def test_a_function_of_the_answer_s_own_means_what_it_defines(questions):
              r"\operatorname{diag}(r(xW + b_1)) W^\top$$")
     verdict = _verdict(questions, "1c-i", words, "parser")
     assert verdict.status in ("equal", "unreadable"), verdict.summary()
+
+
+@pytest.mark.parametrize("rewrite", REWRITES, ids=[r.meaning for r in REWRITES])
+def test_every_spelling_becomes_the_latex_its_row_says(rewrite):
+    """Each row's example of the spellings' table is read as the LaTeX the row says."""
+    assert [t.text for t in tokens(rewrite.written)] == [t.text for t in tokenised(rewrite.latex)]
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS, ids=[s.written[:40] for s in SPELLINGS])

@@ -29,7 +29,6 @@ from dataclasses import dataclass, replace
 
 from autograder.written.derivations.notation import Target
 from autograder.written.derivations.reader import (
-    GREEK,
     OTHERWISE,
     Atom,
     Cases,
@@ -39,10 +38,10 @@ from autograder.written.derivations.reader import (
     Vocabulary,
     atom_at,
     key_of,
-    plain_letters,
     superscript_transposes,
     tokens,
 )
+from autograder.written.derivations.spellings import GREEK, plain_letters
 from autograder.written.expressions import ANSWER_LINE, BOXED, answer_word, below_answer_line, braced
 from autograder.written.latex import code_blocks, math_in
 

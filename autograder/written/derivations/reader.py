@@ -18,8 +18,9 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   entry by entry) and ``.T``; Julia's and Matlab's ``.*``, ``.-`` and ``'``; an equation editor's
   letters (``𝒚``, ``𝑾``) and combining accents.
 
-``\\label{...}`` and ``\\tag{...}`` are no part of a formula. Every spelling a student may use is also
-a row of :mod:`.catalogue`, which the handouts' notation table is written from.
+``\\label{...}`` and ``\\tag{...}`` are no part of a formula. What is typed for LaTeX (unicode, plain
+text, numpy) becomes LaTeX first, by the rows of :mod:`.spellings`; every notation a student may use
+is also a row of :mod:`.catalogue`, which the handouts' notation table is written from.
 
 A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, ``\\text{...}`` that is no
 function, a word that names nothing, or a shape in brackets (``(D_h x n)``): what follows is
@@ -31,10 +32,10 @@ from __future__ import annotations
 
 import copy
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from autograder.written.derivations.notation import Notation
+from autograder.written.derivations.spellings import GREEK, as_latex, unicode_as_latex
 from autograder.written.derivations.tree import (
     Call,
     Defined,
@@ -63,84 +64,10 @@ from autograder.written.derivations.tree import (
 MAX_LENGTH = 1000  # characters of one formula
 MAX_DEPTH = 60  # nested brackets, products and sums
 MAX_POWER = 8  # the largest exponent read (a larger one is no formula of these assignments)
-GREEK = (
-    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
-    "omega"
-).split()
-GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", GREEK))
-
-_UNICODE = {
-    "ŷ": "\\hat{y}",
-    "⊙": "\\odot ",
-    "∘": "\\circ ",
-    "·": "\\cdot ",
-    "⋅": "\\cdot ",
-    "×": "\\times ",
-    "∗": "*",
-    "−": "-",
-    "–": "-",
-    "∑": "\\sum ",
-    "Σ": "\\sum ",
-    "∂": "\\partial ",
-    "∇": "\\nabla ",
-    "≠": "\\neq ",
-    "≥": "\\geq ",
-    "≤": "\\leq ",
-    "′": "'",
-    "ᵀ": "^{\\top}",
-    "⊤": "\\top ",
-    "𝟙": "\\mathbb{1}",
-    "∈": "\\in ",
-    "ℝ": "\\mathbb{R}",
-    "²": "^2",
-    "⊗": "\\otimes ",
-    "…": "\\dots ",
-    "÷": "/",
-    "`": " ",
-    **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
-    "σ": "\\sigma ",
-}
-# Unicode sub- and superscripts, a run of them one script: W₁ is W_{1}, Wⱼᵢ is W_{ji}, ∑ₖ₌₁ᴷ is
-# \sum_{k=1}^{K} (ᵀ alone is a transpose).
-_SUBSCRIPT_LETTERS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ", "0123456789=+-()aeoxhklmnpstijuv")
-_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ]+")
-_SUPERSCRIPT_LETTERS = str.maketrans("⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ", "013456789+-=()KNVDHM")
-_SUPERSCRIPTS = re.compile("[⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ][⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ]*")
 _TOKEN = re.compile(
     r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|#])"
     r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
 )
-# Greek letters spelled out in plain text, four letters or more (not "eta" of "beta", "pi" of words).
-# After a "d" of a derivative too ("dJ/dtheta").
-_GREEK_WORD = re.compile(
-    r"(?:(?<![\\A-Za-z])|(?<=[^\\A-Za-z]d)|(?<=^d))"
-    r"(?:alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(?![A-Za-z])"
-)
-_SUM_WORD = re.compile(r"(?<![\\A-Za-z])sum(?=\s*_)")
-_NUMBERING = re.compile(r"\\(?:label|tag\*?)\s*\{[^{}]*\}")  # an equation's number or name: not read
-_NUMPY_PREFIX = re.compile(r"\bnp\.")
-_PLAIN_HASH = re.compile(r"(?<!\\)#")
-# Julia's and Matlab's operators entry by entry (.* ./ .^ .+ .- .>) and broadcast calls (sigmoid.(z)).
-_BROADCAST = re.compile(r"(?<!\d)\.([*/^+\-<>])")
-_BROADCASTS = {"*": "\\odot ", "/": "/", "^": "^", "+": "+", "-": "-", "<": "<", ">": ">"}
-_BROADCAST_CALL = re.compile(r"([A-Za-z])\s*\.\(")
-
-
-def plain_letters(text: str) -> str:
-    """Letters of an equation editor's alphabets (𝑣, 𝒚, 𝜽, ℎ) as plain letters, and an accent typed
-    as a combining mark (y and U+0302) as one letter (ŷ); 𝟙 stays the indicator's."""
-    if text.isascii():
-        return text
-    letters = (
-        unicodedata.normalize("NFKC", c) if c in _EDITOR_LETTERS or 0x1D400 <= ord(c) <= 0x1D7D7 else c for c in text
-    )
-    return unicodedata.normalize("NFC", "".join(letters))
-
-
-_EDITOR_LETTERS = set("ℎℓ")
-_DOT_TRANSPOSE = re.compile(r"(?<=[\w)\]}])\.T\b")  # numpy's W.T
-# "u_o . v_c", "(uw . vc)": a dot product, typed; not a full stop before a sentence ("... . This").
-_PLAIN_DOT = re.compile(r"(?<=[\w)}])\s+\.\s+(?=[a-z\\(]|[A-Z](?![a-z]))")
 _DROPPED = {
     "\\" + name
     for name in "left right big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr middle "
@@ -242,20 +169,15 @@ class Token:
 
 
 def tokens(latex: str) -> list[Token]:
-    """The tokens of ``latex``, with unicode written as LaTeX and sizing commands dropped."""
+    """The tokens of ``latex``, with other spellings written as LaTeX (:mod:`.spellings`) and sizing
+    commands dropped."""
     if len(latex) > MAX_LENGTH:
         raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
-    text = _SUBSCRIPTS.sub(lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}", plain_letters(latex))
-    text = _SUPERSCRIPTS.sub(lambda run: f"^{{{run[0].translate(_SUPERSCRIPT_LETTERS).replace('²', '2')}}}", text)
-    text = "".join(_UNICODE.get(char, char) for char in text)
-    text = _GREEK_WORD.sub(lambda word: f"\\{word[0]} ", text)  # "dtheta", "delta_1" typed without LaTeX
-    text = _SUM_WORD.sub(lambda _: "\\sum", text)  # "sum_{k=1}^K", "sum_w" typed without LaTeX
-    text = _NUMBERING.sub(" ", text.replace("**", "^"))  # a power as Python writes it; \label{eq:1}
-    text = _PLAIN_HASH.sub(lambda _: "\\#", text)  # #{k : w_k = w} typed without LaTeX
-    text = _BROADCAST_CALL.sub(r"\1(", _BROADCAST.sub(lambda dot: _BROADCASTS[dot[1]], text))  # Julia, Matlab
-    if "@" in text:  # numpy's notation: @ the matrix product, * entry by entry, W.T, np.diag
-        text = _NUMPY_PREFIX.sub("", text.replace("*", "\\odot ").replace("@", "\\times "))
-    text = _PLAIN_DOT.sub(lambda _: " \\cdot ", _DOT_TRANSPOSE.sub(lambda _: "^{\\top}", text))  # u . v; W.T
+    return tokenised(as_latex(latex))
+
+
+def tokenised(text: str) -> list[Token]:
+    """The tokens of LaTeX ``text``, as it is written."""
     found: list[Token] = []
     position = 0
     while position < len(text):
@@ -515,7 +437,7 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
         return node, ""
     if reader.peek().text in _STOPS or reader.word_starts():
         start = reader.peek().start
-        return node, "".join(_UNICODE.get(c, c) for c in latex)[start:].strip()
+        return node, unicode_as_latex(latex)[start:].strip()
     raise ReadError(f"it cannot be read from '{reader.peek().text}' on")
 
 

@@ -1,0 +1,160 @@
+"""How students write math that is not the LaTeX the reader reads, each with the LaTeX it stands
+for: one table, applied in order before a formula is cut into tokens.
+
+A row says what it is for, changes the text, and carries an example as a student writes it with
+the LaTeX it must become; ``tests/test_derivations.py`` checks every row's example, so a spelling is
+added here, as a row with its example, and the reader's grammar stays the grammar of LaTeX.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi "
+    "omega"
+).split()
+GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", GREEK))
+
+_UNICODE = {
+    "ŷ": "\\hat{y}",
+    "⊙": "\\odot ",
+    "∘": "\\circ ",
+    "·": "\\cdot ",
+    "⋅": "\\cdot ",
+    "×": "\\times ",
+    "∗": "*",
+    "−": "-",
+    "–": "-",
+    "∑": "\\sum ",
+    "Σ": "\\sum ",
+    "∂": "\\partial ",
+    "∇": "\\nabla ",
+    "≠": "\\neq ",
+    "≥": "\\geq ",
+    "≤": "\\leq ",
+    "′": "'",
+    "ᵀ": "^{\\top}",
+    "⊤": "\\top ",
+    "𝟙": "\\mathbb{1}",
+    "∈": "\\in ",
+    "ℝ": "\\mathbb{R}",
+    "²": "^2",
+    "⊗": "\\otimes ",
+    "…": "\\dots ",
+    "÷": "/",
+    "`": " ",
+    **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
+    "σ": "\\sigma ",
+}
+_SUBSCRIPT_LETTERS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ", "0123456789=+-()aeoxhklmnpstijuv")
+_SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ]+")
+_SUPERSCRIPT_LETTERS = str.maketrans("⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ", "013456789+-=()KNVDHM")
+_SUPERSCRIPTS = re.compile("[⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ][⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ]*")
+_EDITOR_LETTERS = set("ℎℓ")
+_BROADCASTS = {"*": "\\odot ", "/": "/", "^": "^", "+": "+", "-": "-", "<": "<", ">": ">"}
+
+
+def plain_letters(text: str) -> str:
+    """Letters of an equation editor's alphabets (𝑣, 𝒚, 𝜽, ℎ) as plain letters, and an accent typed
+    as a combining mark (y and U+0302) as one letter (ŷ); 𝟙 stays the indicator's."""
+    if text.isascii():
+        return text
+    letters = (
+        unicodedata.normalize("NFKC", c) if c in _EDITOR_LETTERS or 0x1D400 <= ord(c) <= 0x1D7D7 else c for c in text
+    )
+    return unicodedata.normalize("NFC", "".join(letters))
+
+
+def unicode_as_latex(text: str) -> str:
+    """Unicode symbols as the LaTeX commands they stand for (ŷ, ⊙, ∑, Greek letters)."""
+    return "".join(_UNICODE.get(char, char) for char in text)
+
+
+def _sub(pattern: str, replacement: str | Callable[[re.Match[str]], str]) -> Callable[[str], str]:
+    compiled = re.compile(pattern)
+    return lambda text: compiled.sub(replacement, text)
+
+
+def _numpy(text: str) -> str:
+    """In a formula with ``@``, numpy's: ``@`` the matrix product, ``*`` entry by entry, ``np.``."""
+    if "@" not in text:
+        return text
+    return re.sub(r"\bnp\.", "", text.replace("*", "\\odot ").replace("@", "\\times "))
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A way of writing (``meaning``), what it changes in a formula's text, and an example: a
+    student's ``written`` text and the LaTeX it is read as, after every row."""
+
+    meaning: str
+    change: Callable[[str], str]
+    written: str
+    latex: str
+
+
+REWRITES: tuple[Rewrite, ...] = (
+    Rewrite(
+        "an equation editor's letters, and accents typed as combining marks", plain_letters, "𝒚\u0302 𝑾", "\\hat{y} W"
+    ),
+    Rewrite(
+        "unicode subscripts: a run of them is one subscript",
+        _sub(_SUBSCRIPTS.pattern, lambda run: f"_{{{run[0].translate(_SUBSCRIPT_LETTERS)}}}"),
+        "Wⱼᵢ",
+        "W_{ji}",
+    ),
+    Rewrite(
+        "unicode superscripts (ᵀ alone is a transpose)",
+        _sub(_SUPERSCRIPTS.pattern, lambda run: f"^{{{run[0].translate(_SUPERSCRIPT_LETTERS).replace('²', '2')}}}"),
+        "∑ₖ₌₁ᴷ",
+        "\\sum_{k=1}^{K}",
+    ),
+    Rewrite("unicode symbols and Greek letters", unicode_as_latex, "ŷ ⊙ θ", "\\hat{y} \\odot \\theta"),
+    # Four letters or more (not "eta" of "beta", "pi" of words); after the "d" of a derivative too.
+    Rewrite(
+        "Greek letters spelled out in plain text",
+        _sub(
+            r"(?:(?<![\\A-Za-z])|(?<=[^\\A-Za-z]d)|(?<=^d))"
+            r"(?:alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(?![A-Za-z])",
+            lambda word: f"\\{word[0]} ",
+        ),
+        "dJ/dtheta",
+        "dJ/d\\theta",
+    ),
+    Rewrite("sums typed without LaTeX", _sub(r"(?<![\\A-Za-z])sum(?=\s*_)", lambda _: "\\sum"), "sum_w", "\\sum_w"),
+    Rewrite("a power as Python writes it", lambda text: text.replace("**", "^"), "h**2", "h^2"),
+    Rewrite(
+        "an equation's number or name: no part of it",
+        _sub(r"\\(?:label|tag\*?)\s*\{[^{}]*\}", " "),
+        "x \\tag{3}",
+        "x",
+    ),
+    Rewrite("a count typed with #", _sub(r"(?<!\\)#", lambda _: "\\#"), "#{k}", "\\#{k}"),
+    Rewrite(
+        "Julia's and Matlab's operators entry by entry",
+        _sub(r"(?<!\d)\.([*/^+\-<>])", lambda dot: _BROADCASTS[dot[1]]),
+        "a .* b",
+        "a \\odot b",
+    ),
+    Rewrite("Julia's broadcast calls", _sub(r"([A-Za-z])\s*\.\(", r"\1("), "sigmoid.(z)", "sigmoid(z)"),
+    Rewrite("numpy's @, * and np.", _numpy, "W @ x * np.exp(z)", "W \\times x \\odot exp(z)"),
+    Rewrite("numpy's transpose", _sub(r"(?<=[\w)\]}])\.T\b", lambda _: "^{\\top}"), "W.T", "W^{\\top}"),
+    # Not a full stop before a sentence ("... . This").
+    Rewrite(
+        "a dot typed for a dot product",
+        _sub(r"(?<=[\w)}])\s+\.\s+(?=[a-z\\(]|[A-Z](?![a-z]))", lambda _: " \\cdot "),
+        "u . v",
+        "u \\cdot v",
+    ),
+)
+
+
+def as_latex(text: str) -> str:
+    """``text`` with every row of :data:`REWRITES` applied, in order."""
+    for rewrite in REWRITES:
+        text = rewrite.change(text)
+    return text
