@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 # or, for a set the reader does not meet it on yet, what it reaches now (a floor, not a goal).
 LABELLED = {REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml": share
             for kind, share in (("", 0.9), ("_heldout", 0.9), ("_heldout2", 0.9), ("_blind3", 0.9), ("_blind4", 0.9),
-                                ("_blind5", 0.9), ("_blind6", 0.79))}
+                                ("_blind5", 0.9), ("_blind6", 0.79), ("_blind7", 0.9))}
 
 
 @pytest.fixture(scope="module")
@@ -715,6 +715,9 @@ READ_AS_MEANT = [
     ("2b-ii", "∂J/∂v_c = U^T(ŷ − y)\n\n∂J/∂v_c = 0 ⟺ U^T ŷ = u_o"),
     # a name of the answer's own in \mathrm
     ("2b-ii", r"Let $\mathrm{err} = \hat y - y$. Then $$\frac{\partial J}{\partial v_c} = U^\top \mathrm{err}$$"),
+    # --- what blind set 7's first run found unread: Word's linear format (examples of our own)
+    ("2b-ii", "(∂J)/(∂v_c )=U^T (y ̂-y)"),
+    ("2b-ii", "(∂J)/∂v_c=-u_o+∑_w▒〖y ̂_w u_w 〗"),
 ]
 
 
@@ -723,6 +726,23 @@ def test_formulas_students_write_are_read_as_meant(questions, question, answer):
     """Each is a right answer and judged equal (a 2c-i answer may give only the derivative for v_c)."""
     verdict = _verdict(questions, question, answer)
     assert verdict.status == "equal" or question == "2c-i" and verdict.parts[0].status == "equal", verdict.summary()
+
+
+@pytest.mark.parametrize("assignment, question, answer, status", [
+    # the handout's name p (for y-hat) defined entry by entry, wrongly: its definition, not y-hat
+    ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l} = p - y$$ where $p_k = \frac{e^{l_k}}{\sum_{c \neq k} e^{l_c}}$",
+     "not equal"),
+    ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l} = p - y$$ where $p_k = \frac{e^{l_k}}{\sum_{c} e^{l_c}}$", "equal"),
+    # the one-hot said in words to be another word's: not the handout's y
+    ("word2vec", "2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ\n\nHere y is the one-hot vector of the center word c.", "unreadable"),
+    ("word2vec", "2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ\n\nHere y is the one-hot vector of the outside word o.", "equal"),
+])
+def test_a_handout_name_the_answer_defines_otherwise_means_its_definition(questions, assignment, question, answer,
+                                                                         status):
+    """Blind set 7's two false "equal": a name of the handout defined entry by entry, or in words,
+    as something else."""
+    verdict = _verdict(questions, question, answer, assignment)
+    assert verdict.status == status, verdict.summary()
 
 
 def test_a_formula_that_starts_with_an_unknown_word_says_so(questions):

@@ -20,6 +20,10 @@ from autograder.written.derivations.verdict import DerivationQuestion
 
 # Part 1: one example through the network of 1c, row vectors as in the handout (or a batch of N, one
 # example per row: X, Y, H, \\hat Y).
+# What an answer says y is, in words, unless it names the center word: y is then what its words say
+# (which is not read), not the one-hot of o ("y is the one-hot vector of the center word c").
+_Y_OUTSIDE = r"^(?!.*(?:cent(?:er|re)|\bc\b|v_c|input))"
+
 NETWORK = Notation(
     dims={"D_x": 3, "H": 4, "D_y": 5, "N": 6},
     vectors="row",
@@ -74,7 +78,7 @@ WORD2VEC = Notation(
     symbols=(
         Symbol("U", "matrix", ("V", "d")),
         Symbol("v_c", "vector", ("d",)),
-        Symbol("y", "onehot", ("V",), at="o"),
+        Symbol("y", "onehot", ("V",), at="o", said=_Y_OUTSIDE),
         Symbol("\\hat y", "vector", ("V",), define="\\mathrm{softmax}(U v_c)", spellings=("y_{hat}", "\\tilde y")),
     ),
     families=(

@@ -577,15 +577,16 @@ class AnswerMath:
 def answer_math(answer: str) -> AnswerMath:
     lines = list(ANSWER_LINE.finditer(answer))
     word = answer_word(lines[-1]) if lines else "Answer"
-    said = tuple((m[1].strip(), m[2].strip()) for m in _IN_WORDS.finditer(_tail(answer)))
+    said = tuple(((m[1] or m[2]).strip(), m[3].strip()) for m in _IN_WORDS.finditer(_tail(answer)))
     return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word, said)
 
 
-# "$c_w$ is the number of times ...", "let $m$ be the count of ...", "with $n_w$ the number of ...":
-# a name said to count something, in words.
+# "$c_w$ is the number of times ...", "let $m$ be the count of ...", "with $n_w$ the number of ...",
+# "y is the one-hot vector of ...": a name said to count something, or to be a one-hot, in words.
 _IN_WORDS = re.compile(
-    r"\$([^$\n]{1,30})\$,?\s+(?:(?:is|denotes|means|be|stands\s+for|:)\s+(?:the\s+)?|the\s+)"
-    r"((?:number|count|how\s+many)\b[^.;\n]{0,200})",
+    r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?)),?\s+"
+    r"(?:(?:is|denotes|means|be|stands\s+for|:)\s+(?:the\s+|an?\s+)?|the\s+)"
+    r"((?:number|count|how\s+many|one-?hot)\b[^.;\n]{0,200})",
     re.IGNORECASE,
 )
 

@@ -242,6 +242,7 @@ class Vocabulary:
         self.sizes = set(notation.dims) - set(self.symbols)
         self.counts = {s.latex for s in notation.symbols if s.kind == "counts"}
         self.onehots = {s.latex for s in notation.symbols if s.kind == "onehot"}
+        self.vectors = {s.latex for s in notation.symbols if s.kind in ("vector", "onehot")}
         self.said = {s.latex: s.said for s in notation.symbols if s.said}
         self.defined_as = {s.latex: s.define for s in notation.symbols if s.define}  # h: \sigma(z_1)
         self.definitions: dict[str, Node] = {}
@@ -284,7 +285,13 @@ class Vocabulary:
         part of a family under a letter (``u_w``); ``a_2`` is one, though ``a`` spells ``h``."""
         stem, _, index = key.partition("_")
         kronecker = stem == "delta" and len(index) == 2 and index.isalpha()  # \delta_{wo}
-        return key not in self.symbols and not kronecker and (not index or stem not in self.families or index.isdigit())
+        entry = index.isalpha() and self.symbols.get(stem) in self.vectors  # p_k, an entry of p
+        return (
+            key not in self.symbols
+            and not kronecker
+            and not entry
+            and (not index or stem not in self.families or index.isdigit())
+        )
 
     def meaning_given(self, key: str) -> bool:
         r"""Whether the notation gives ``key`` a meaning of its own (``u_w``, ``\delta_{wo}``), which
@@ -311,10 +318,13 @@ class Vocabulary:
         """(the symbol, the letter) when ``key`` is an entry under a letter of the answer's own
         (``\\hat y_w``, not ``\\hat y_o``), which defines every entry of the symbol; else None."""
         stem, _, letter = key.partition("_")
-        family = self.families.get(stem, "")
-        if family not in self.entry_symbol or len(letter) != 1 or not letter.isalpha():
+        if len(letter) != 1 or not letter.isalpha() or letter in self.named_indices:
             return None
-        return (self.entry_symbol[family], letter) if letter not in self.named_indices else None
+        family = self.families.get(stem, "")
+        if family in self.entry_symbol:
+            return self.entry_symbol[family], letter
+        symbol = self.symbols.get(stem, "")  # a vector with no family of entries: p_k for \hat y
+        return (symbol, letter) if symbol in self.vectors else None
 
     def with_entry_definition(self, symbol: str, letter: str, node: Node) -> Vocabulary:
         return self._with(entry_definitions={**self.entry_definitions, symbol: (letter, node)})
@@ -1140,7 +1150,12 @@ class _Reader:
         if atom.subscript and atom.stem in vocabulary.families:
             return self.part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
         if atom.subscript and atom.stem in vocabulary.symbols:
-            return Entry(Name(vocabulary.symbols[atom.stem]), self.entry_indices(atom.subscript))
+            symbol = vocabulary.symbols[atom.stem]
+            if symbol in vocabulary.entry_definitions:  # y_i, where the answer defined y_k = ...
+                return Entry(
+                    Tabulate(*vocabulary.entry_definitions[symbol], like=symbol), self.entry_indices(atom.subscript)
+                )
+            return Entry(Name(symbol), self.entry_indices(atom.subscript))
         if (head := self.entry_of_named(atom)) is not None:  # v_{c,i}: entry i of v_c
             return head
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity

@@ -47,6 +47,10 @@ _UNICODE = {
     "…": "\\dots ",
     "÷": "/",
     "`": " ",
+    "▒": " ",  # Word's linear format: the body of a sum follows
+    "〖": "(",  # and is grouped in these
+    "〗": ")",
+    "\u2061": "",  # an invisible "function applied to"
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
     "σ": "\\sigma ",
 }
@@ -55,6 +59,7 @@ _SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑ�
 _SUPERSCRIPT_LETTERS = str.maketrans("⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ", "013456789+-=()KNVDHM")
 _SUPERSCRIPTS = re.compile("[⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ][⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᴷᴺⱽᴰᴴᴹ]*")
 _EDITOR_LETTERS = set("ℎℓ")
+_SPACED_ACCENT = re.compile(r" (?=[\u0300-\u036f])")  # Word's linear format: "y ̂" for ŷ
 _BROADCASTS = {"*": "\\odot ", "/": "/", "^": "^", "+": "+", "-": "-", "<": "<", ">": ">"}
 
 
@@ -66,7 +71,7 @@ def plain_letters(text: str) -> str:
     letters = (
         unicodedata.normalize("NFKC", c) if c in _EDITOR_LETTERS or 0x1D400 <= ord(c) <= 0x1D7D7 else c for c in text
     )
-    return unicodedata.normalize("NFC", "".join(letters))
+    return unicodedata.normalize("NFC", _SPACED_ACCENT.sub("", "".join(letters)))
 
 
 def unicode_as_latex(text: str) -> str:
@@ -114,6 +119,20 @@ REWRITES: tuple[Rewrite, ...] = (
         "\\sum_{k=1}^{K}",
     ),
     Rewrite("unicode symbols and Greek letters", unicode_as_latex, "ŷ ⊙ θ", "\\hat{y} \\odot \\theta"),
+    # Word's linear format brackets what a script or a fraction holds: (∂J)/(∂θ), e^(θ_i), b_(1,i);
+    # a bracket of digits only is part of a name (W^(2)).
+    Rewrite(
+        "Word's linear format: a derivative as (∂J)/(∂x)",
+        _sub(r"\(\s*(\\partial [^()]*?)\s*\)\s*/\s*(?:\(\s*(\\partial [^()]*?)\s*\)|(?=\\partial))", r"\1/\2"),
+        "(∂J)/(∂θ_i )",
+        "\\partial J/\\partial \\theta_i",
+    ),
+    Rewrite(
+        "Word's linear format: scripts in brackets",
+        _sub(r"([_^])\(([^()]*[^\d()\s][^()]*)\)", r"\1{\2}"),
+        "e^(θ_i )+b_(1,i)",
+        "e^{\\theta_i}+b_{1,i}",
+    ),
     # Four letters or more (not "eta" of "beta", "pi" of words); after the "d" of a derivative too.
     Rewrite(
         "Greek letters spelled out in plain text",
