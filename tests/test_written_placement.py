@@ -292,7 +292,7 @@ def test_a_form_feed_in_an_answer_moves_no_line():
     assert sheet.text("1b-ii") == "In training only."
 
 
-BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4, 5)]
+BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4, 5, 7)]
 
 
 @pytest.mark.parametrize("labels", sorted(p for folder in BLIND_WRITE_UPS for p in folder.glob("*.labels.yaml")),
@@ -300,15 +300,17 @@ BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" /
 def test_a_blind_write_up_s_answers_land_under_their_questions_or_are_reported_naming_them(labels):
     """Issue 25's write-ups, written blind with where each answer starts: pasted below the sheet
     ("## Problem 1 (c)", "**Problem 2 (b)**" then "**(i)**", "\\subsection*{(b)(i)}"), in LaTeX
-    sectioning only (a roman enumerate for parts), in the student's own numbering. Every answer is
-    under its question, or a report names it."""
+    sectioning only (a roman enumerate for parts), in the student's own numbering, and blind set 7's
+    ("### 2(c)" after bold "(b)(iv)", an answer under "### Skip-gram"). Every answer is under its
+    question, or a report names it."""
     import yaml
 
     expected = yaml.safe_load(labels.read_text())
     path = labels.parent / expected["file"]
     assignment = PARSER if expected.get("assignment") == "parser" or expected["file"].startswith("parser") else WORD2VEC
     sheet = read_answers(path, assignment.config)  # Markdown, or a notebook (blind set 5)
-    reports = "\n".join(sheet.problems + [u.reason + " " + u.text for u in sheet.unplaced])
+    check = check_answers(path, assignment)  # what the student is told, with its guesses of questions
+    reports = "\n".join(sheet.problems + [u.reason + " " + u.text for u in sheet.unplaced] + check.to_fix)
     for answer in expected["answers"]:
         question = answer["question"]
         start = re.sub(r"^(?:\\(?:paragraph|item)(?:\{[^}]*\})?|\*\*[^*]+\*\*)\s*", "", answer["first_words"].strip())

@@ -295,8 +295,9 @@ class _Placer:
 
     def _stays_inside(self, marker: _Marker) -> bool:
         """Whether a marker deeper than the open answer's leaves its text in that answer: it does
-        unless it names another written question in full ("### 2b-iii") or another number of the
-        course ("**Problem 2**" below "## Problem 1 (d)"). One that could mean
+        unless it names another written question in full ("### 2b-iii"), another number of the
+        course ("**Problem 2**" below "## Problem 1 (d)") or another part with its number ("### 2(c)"
+        in 2b-iv). One that could mean
         another question ("### (b)(iii)" in 2b-ii) stays too, and is reported: text never moves
         to another question on a guess."""
         if marker.label is None:
@@ -308,6 +309,8 @@ class _Placer:
             return False
         if marker.label.number not in (None, _number(question)) and not self.fixed:
             return False  # "**Problem 2**" below "## Problem 1 (d)": another part of the course begins
+        if marker.label.number is not None and marker.label.letter not in (None, _letter(question)) and not self.fixed:
+            return False  # "### 2(c)" below "**(b)(iv)**": another part, named in full
         self._leave(marker.level)
         inside = self._inside()
         self.context.append((marker.level, marker.label.within(inside), marker.heading()))
@@ -389,6 +392,11 @@ class _Placer:
 def _number(question: str) -> str:
     """The number a question id starts with: "1" of "1d-i"."""
     return question[: len(question) - len(question.lstrip("0123456789"))]
+
+
+def _letter(question: str) -> str:
+    """The letter of a question id's part: "d" of "1d-i"."""
+    return question[len(_number(question)) :].partition("-")[0]
 
 
 def read_markdown(
