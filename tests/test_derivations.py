@@ -718,6 +718,9 @@ READ_AS_MEANT = [
     # --- what blind set 7's first run found unread: Word's linear format (examples of our own)
     ("2b-ii", "(∂J)/(∂v_c )=U^T (y ̂-y)"),
     ("2b-ii", "(∂J)/∂v_c=-u_o+∑_w▒〖y ̂_w u_w 〗"),
+    # handout vectors defined entry by entry, nested, each entry read in every term of two sums
+    ("1d-i", r"With $z_i = \sum_j x_j (W_1)_{ji} + (b_1)_i$ and $h_i = \sigma(z_i)$: $$\frac{\partial J}{\partial x_j} = "
+             r"\sum_{i}\sum_{k}(\hat y_k - y_k)(W_2)_{ik}\,h_i(1-h_i)\,(W_1)_{ji}$$"),
 ]
 
 

@@ -72,6 +72,9 @@ class Scope:
     list_lengths: dict[str, str]  # index list -> the name of its length ("w" -> "K")
     bound: dict[str, tuple[int, str]] = field(default_factory=dict)
     steps: int = 0
+    # A vector defined entry by entry, once computed for these bindings: an entry of it is read in
+    # every term of a sum, and computing it each time is what takes the steps.
+    tabulated: dict[tuple[int, tuple[tuple[str, tuple[int, str]], ...]], np.ndarray] = field(default_factory=dict)
     dot_products: bool = False  # how "u \\cdot v" of two vectors of one shape is read: dot product or entry by entry
 
 
@@ -158,9 +161,11 @@ def _applied(node: Defined, argument: np.ndarray, scope: Scope) -> np.ndarray:
     """A function the answer defined, its parameter standing for ``argument``, restored after."""
     saved = scope.symbols.get(node.parameter)
     scope.symbols[node.parameter] = argument
+    scope.tabulated.clear()  # computed with the parameter's other value, or without it
     try:
         return evaluate(node.body, scope)
     finally:
+        scope.tabulated.clear()
         if saved is None:
             scope.symbols.pop(node.parameter, None)
         else:
@@ -181,6 +186,13 @@ def _with(letter: str, binding: tuple[int, str], node: Node, scope: Scope) -> np
 
 
 def _tabulate(node: Tabulate, scope: Scope) -> np.ndarray:
+    key = (id(node), tuple(sorted((k, v) for k, v in scope.bound.items() if k != node.letter)))
+    if key not in scope.tabulated:
+        scope.tabulated[key] = _tabulated(node, scope)
+    return scope.tabulated[key]
+
+
+def _tabulated(node: Tabulate, scope: Scope) -> np.ndarray:
     like = scope.symbols[node.like]
     if 1 not in like.shape:
         raise ShapeError(f"{node.like} is defined entry by entry, but here it is a {_shape(like)}")
