@@ -271,7 +271,7 @@ class _Placer:
         self.context.append((marker.level, resolved, marker.heading()))
         found = match_label(resolved, self.ids)
         if (only := the_part_s_only_question(marker.label, self.ids)) is not None:
-            found = Match(only, False, None)
+            found = Match(only, None)
         if found.question is not None:
             self.current = _Open(
                 found.question,

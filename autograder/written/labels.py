@@ -158,7 +158,6 @@ class Match:
     """What a resolved label means for a set of written question ids."""
 
     question: str | None  # the question it answers
-    is_context: bool  # a heading of a section or question whose written parts come below it
     problem: str | None  # why it names no question (ambiguous, unknown)
 
 
@@ -166,25 +165,25 @@ def match_label(label: Label, written_ids: list[str]) -> Match:
     if label.number is not None:
         qid = label.question_id
         if qid in written_ids:
-            return Match(qid, False, None)
+            return Match(qid, None)
         if label.part is None:
-            return Match(None, True, None)  # "## 2", "## 2a": a section, or a question's code part
+            return Match(None, None)  # "## 2", "## 2a": a section, or a question's code part
         # A write-up numbered its own way ("2. Machine Learning", then "(b)(i)" for 1b-i).
         alike = ending_in(label_suffix(label), written_ids)
         if alike:
-            return Match(None, False, f"there is no written question {qid}; is it {' or '.join(alike)}?")
+            return Match(None, f"there is no written question {qid}; is it {' or '.join(alike)}?")
         return Match(
-            None, False, f"there is no written question {qid} (they are {', '.join(sorted(written_ids, key=sort_key))})"
+            None, f"there is no written question {qid} (they are {', '.join(sorted(written_ids, key=sort_key))})"
         )
     suffix = label_suffix(label)
     candidates = ending_in(suffix, written_ids)
     if len(candidates) == 1:
-        return Match(candidates[0], False, None)
+        return Match(candidates[0], None)
     if candidates:
         return Match(
-            None, False, f"it could be {' or '.join(candidates)}; write the number too (for example '{candidates[0]}')"
+            None, f"it could be {' or '.join(candidates)}; write the number too (for example '{candidates[0]}')"
         )
-    return Match(None, False, f"no written question ends in {suffix}")
+    return Match(None, f"no written question ends in {suffix}")
 
 
 def the_part_s_only_question(label: Label, written_ids: list[str]) -> str | None:
