@@ -436,16 +436,23 @@ def _the_handouts(symbol: str, node: Node, vocabulary: Vocabulary) -> bool:
         return False
 
 
+_VECTORS_SAID = re.compile(r"\b(row|column)[- ]vectors?\b")
+# "(with the handout's row vectors this is the transpose)": the handout's vectors named, not chosen.
+_HANDOUTS_OWN = re.compile(r"handout|course|original|assignment")
+
+
 def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Convention, ...]:
-    """The conventions of the vectors the answer says it uses ("with column vectors"); when it says
-    none (or both), those of the handout's own vectors, the first convention's: vectors are what the
+    """The conventions of the vectors the answer says it uses ("with column vectors"; "the handout's
+    row vectors" names no choice); when it says none (or both), those of the handout's own vectors, the first convention's: vectors are what the
     handout says unless the answer says otherwise, as the handouts tell students. A formula right
     only under vectors the answer did not choose is not right: ``(\\hat y - y)^\\top v_c`` is the
     outer product with row vectors, and no product at all with the handout's columns. A convention
     that must be stated (:attr:`Convention.stated_by`) holds only where the answer states it."""
     text = answer.lower()
     conventions = tuple(c for c in conventions if not c.stated_by or re.search(c.stated_by, answer, re.IGNORECASE))
-    said = {o for o in ("row", "column") if re.search(rf"\b{o}[- ]vectors?\b", text)}
+    said = {
+        m[1] for m in _VECTORS_SAID.finditer(text) if not _HANDOUTS_OWN.search(text, max(0, m.start() - 25), m.start())
+    }
     chosen = tuple(c for c in conventions if c.vectors in said)
     if len(said) == 1 and chosen:
         return chosen
