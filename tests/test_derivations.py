@@ -616,6 +616,23 @@ def test_a_count_defined_in_words_means_what_the_words_say(questions, words, sta
     assert verdict.status == status, verdict.summary()
 
 
+@pytest.mark.parametrize("answer, status", [
+    ("Let $m$ be the number of $k$ with $w_k = w$. $$\\frac{\\partial J}{\\partial u_w} = m\\,\\sigma(u_w^\\top v_c)\\,v_c$$",
+     "equal"),
+    ("If $w$ is drawn $r$ times, $$\\frac{\\partial J}{\\partial u_w} = r\\,\\sigma(u_w^\\top v_c)\\,v_c$$", "equal"),
+    ("$$\\frac{\\partial J}{\\partial u_w} = n\\,\\sigma(u_w^\\top v_c)\\,v_c$$ ($n$ = number of samples equal to $w$)",
+     "equal"),
+    ("If $w$ is drawn $r$ times, $$\\frac{\\partial J}{\\partial u_w} = r\\,\\sigma(-u_w^\\top v_c)\\,v_c$$", "not equal"),
+    ("Let $m$ be the number of words in the window. $$\\frac{\\partial J}{\\partial u_w} = m\\,\\sigma(u_w^\\top v_c)\\,v_c$$",
+     "unreadable"),
+])
+def test_a_bare_name_said_to_count_the_samples_is_that_count(questions, answer, status):
+    """A name of the answer's own (or the bare n) said in words to count how often w was drawn is
+    n_w; words that count something else leave it unread."""
+    verdict = _verdict(questions, "2c-ii", answer)
+    assert verdict.status == status, verdict.summary()
+
+
 @pytest.mark.parametrize("definition, status", [
     ("$y_i = 1$ if $i = c$ and $y_i = 0$ otherwise", "equal"),
     ("$y_i = 1$ if $i = k$ and $0$ otherwise", "equal"),

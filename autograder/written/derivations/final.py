@@ -577,7 +577,9 @@ class AnswerMath:
 def answer_math(answer: str) -> AnswerMath:
     lines = list(ANSWER_LINE.finditer(answer))
     word = answer_word(lines[-1]) if lines else "Answer"
-    said = tuple(((m[1] or m[2]).strip(), m[3].strip()) for m in _IN_WORDS.finditer(_tail(answer)))
+    tail = _tail(answer)
+    said = tuple(((m[1] or m[2]).strip(), m[3].strip()) for m in _IN_WORDS.finditer(tail))
+    said += tuple((m[2].strip(), m[0].strip()) for m in _TIMES_IN_WORDS.finditer(tail))
     return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word, said)
 
 
@@ -585,8 +587,15 @@ def answer_math(answer: str) -> AnswerMath:
 # "y is the one-hot vector of ...": a name said to count something, or to be a one-hot, in words.
 _IN_WORDS = re.compile(
     r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?)),?\s+"
-    r"(?:(?:is|denotes|means|be|stands\s+for|:)\s+(?:the\s+|an?\s+)?|the\s+)"
+    r"(?:(?:is|denotes|means|be|stands\s+for|:|=)\s+(?:the\s+|an?\s+)?|the\s+)"
     r"((?:number|count|how\s+many|one-?hot)\b[^.;\n]{0,200})",
+    re.IGNORECASE,
+)
+
+
+# "$w$ is drawn $m$ times", "sampled $N$ times": a name said to count the samples, in words.
+_TIMES_IN_WORDS = re.compile(
+    r"(drawn|sampled|picked|chosen)\s+\$([^$\n]{1,12})\$\s+times\b[^.;\n]{0,120}",
     re.IGNORECASE,
 )
 

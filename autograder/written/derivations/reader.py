@@ -240,7 +240,7 @@ class Vocabulary:
         self.index_lists = {index.name for index in notation.indices if index.length}
         self.named_indices = {index.name for index in notation.indices if not index.length}
         self.sizes = set(notation.dims) - set(self.symbols)
-        self.counts = {s.latex for s in notation.symbols if s.kind == "counts"}
+        self.counts = {s.latex: s.at for s in notation.symbols if s.kind == "counts"}  # n: w (n_w counts w)
         self.onehots = {s.latex for s in notation.symbols if s.kind == "onehot"}
         self.vectors = {s.latex for s in notation.symbols if s.kind in ("vector", "onehot")}
         self.said = {s.latex: s.said for s in notation.symbols if s.said}

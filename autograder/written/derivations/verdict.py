@@ -388,7 +388,18 @@ def _said(in_words: tuple[tuple[str, str], ...], vocabulary: Vocabulary) -> Voca
         pattern = vocabulary.said.get(vocabulary.symbol_named(key)) if key else None
         if key and pattern and not re.search(pattern, words, re.IGNORECASE):
             vocabulary = vocabulary.with_unread_definitions({key: Words(words)})
+        elif key and key not in vocabulary.definitions and (count := _count_said(key, words, vocabulary)) is not None:
+            vocabulary = vocabulary.with_definition(key, count)
     return vocabulary
+
+
+def _count_said(key: str, words: str, vocabulary: Vocabulary) -> Node | None:
+    """The count of the notation that words say a bare name is ("$m$ is the number of $k$ with
+    $w_k = w$", "$w$ is drawn $N$ times", "$n$ = number of samples equal to $w$"): ``n_w``."""
+    if not (vocabulary.own_name(key) or vocabulary.symbols.get(key) in vocabulary.counts):
+        return None
+    said = [(s, at) for s, at in vocabulary.counts.items() if re.search(vocabulary.said.get(s, "^$"), words, re.I)]
+    return read(f"{said[0][0]}_{{{said[0][1]}}}", vocabulary)[0] if len(said) == 1 else None
 
 
 def _own_class(key: str, node: Node, vocabulary: Vocabulary) -> bool:
@@ -443,11 +454,12 @@ _HANDOUTS_OWN = re.compile(r"handout|course|original|assignment")
 
 def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Convention, ...]:
     """The conventions of the vectors the answer says it uses ("with column vectors"; "the handout's
-    row vectors" names no choice); when it says none (or both), those of the handout's own vectors, the first convention's: vectors are what the
-    handout says unless the answer says otherwise, as the handouts tell students. A formula right
-    only under vectors the answer did not choose is not right: ``(\\hat y - y)^\\top v_c`` is the
-    outer product with row vectors, and no product at all with the handout's columns. A convention
-    that must be stated (:attr:`Convention.stated_by`) holds only where the answer states it."""
+    row vectors" names no choice); when it says none (or both), those of the handout's own vectors,
+    the first convention's: vectors are what the handout says unless the answer says otherwise, as
+    the handouts tell students. A formula right only under vectors the answer did not choose is not
+    right: ``(\\hat y - y)^\\top v_c`` is the outer product with row vectors, and no product at all
+    with the handout's columns. A convention that must be stated (:attr:`Convention.stated_by`)
+    holds only where the answer states it."""
     text = answer.lower()
     conventions = tuple(c for c in conventions if not c.stated_by or re.search(c.stated_by, answer, re.IGNORECASE))
     said = {
