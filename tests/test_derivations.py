@@ -735,6 +735,9 @@ READ_AS_MEANT = [
     # --- what blind set 7's first run found unread: Word's linear format (examples of our own)
     ("2b-ii", "(∂J)/(∂v_c )=U^T (y ̂-y)"),
     ("2b-ii", "(∂J)/∂v_c=-u_o+∑_w▒〖y ̂_w u_w 〗"),
+    # the samples' vectors as the rows or the columns of a matrix of the answer's own
+    ("2c-i", r"Let $U_K = [u_{w_1}, \ldots, u_{w_K}] \in \mathbb{R}^{d \times K}$. $$\frac{\partial J}{\partial v_c} = "
+             r"(\sigma(u_o^\top v_c) - 1)u_o + U_K \sigma(U_K^\top v_c)$$"),
     # handout vectors defined entry by entry, nested, each entry read in every term of two sums
     ("1d-i", r"With $z_i = \sum_j x_j (W_1)_{ji} + (b_1)_i$ and $h_i = \sigma(z_i)$: $$\frac{\partial J}{\partial x_j} = "
              r"\sum_{i}\sum_{k}(\hat y_k - y_k)(W_2)_{ik}\,h_i(1-h_i)\,(W_1)_{ji}$$"),

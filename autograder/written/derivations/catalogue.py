@@ -114,6 +114,15 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2c-ii",
     ),
     Spelling(
+        r"`[u_{w_1}; \dots; u_{w_K}]` (rows), `[u_{w_1}, \dots, u_{w_K}]` (columns)",
+        "the matrix of the samples' vectors",
+        r"Let $U_K = [u_{w_1}; \dots; u_{w_K}]$. $$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1)u_o "
+        r"+ U_K^\top \sigma(U_K v_c)$$ $$\frac{\partial J}{\partial u_o} = (\sigma(u_o^\top v_c) - 1) v_c$$ "
+        r"$$\frac{\partial J}{\partial u_{w_k}} = \sigma(u_{w_k}^\top v_c) v_c$$",
+        "word2vec",
+        "2c-i",
+    ),
+    Spelling(
         r"`\begin{cases}` (Mathpix's `\left\{\begin{array}`), or each case after it is named (`for $w = o$:`; "
         r"in plain text `for w = o:` on its line or the line above)",
         "one formula per case",

@@ -31,6 +31,7 @@ from autograder.written.derivations.tree import (
     Power,
     Product,
     SameIndex,
+    Stack,
     Sum,
     Summation,
     Tabulate,
@@ -118,6 +119,9 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
         return _with(node.letter, (index_value(node.index, scope), ""), node.body, scope)
     if isinstance(node, Tabulate):
         return _tabulate(node, scope)
+    if isinstance(node, Stack):
+        rows = [scope.parts[node.family](int(index)).reshape(1, -1) for index in scope.lists[node.indices]]
+        return np.vstack(rows).T if node.columns else np.vstack(rows)
     if isinstance(node, Indicator):
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
         compared = _combine(left, right, _RELATIONS[node.relation], "compare")

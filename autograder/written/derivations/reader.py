@@ -55,6 +55,7 @@ from autograder.written.derivations.tree import (
     ProductKind,
     Relation,
     SameIndex,
+    Stack,
     Sum,
     Summation,
     Tabulate,
@@ -656,6 +657,8 @@ class _Reader:
         token = self.peek()
         if token.text == "[" and self.comparison_follows():  # Iverson's bracket: [w = o]
             return self.indicator()
+        if token.text in ("[", "(") and (stack := self.stacked()) is not None:  # [u_{w_1}; \dots; u_{w_K}]
+            return stack
         if token.text in _OPEN:
             self.take()
             node = self.expression()
@@ -710,6 +713,40 @@ class _Reader:
         if not self.at_end():
             raise ReadError(f"it cannot be read from '{self.peek().text}' on")
         return node
+
+    def stacked(self) -> Stack | None:
+        """The parts of a family through a list, first to last, written out in a bracket: as rows
+        (``;`` or ``\\\\`` between them) or as columns (``,``); None, with nothing taken, for any
+        other bracket."""
+        start = self.position
+        try:
+            first, separator, last = self.written_out()
+        except ReadError:
+            self.position = start
+            return None
+        first, last = (node.operand if isinstance(node, Transpose) else node for node in (first, last))
+        if (
+            isinstance(first, Part)
+            and isinstance(last, Part)
+            and isinstance(first.index, IndexOf)
+            and isinstance(last.index, IndexOf)
+            and first.family == last.family
+            and first.index.indices == last.index.indices
+            and first.index.position == IndexName("1")
+        ):
+            return Stack(first.family, first.index.indices, separator == ",", last.index.position.name)
+        self.position = start
+        return None
+
+    def written_out(self) -> tuple[Node, str, Node]:
+        """``[first; \\dots; last]``: the first and the last, and what separates them."""
+        closing = _OPEN[self.take().text]
+        first, separator, dots = self.expression(), self.take().text, self.take().text
+        if separator not in (",", ";", "\\\\") or dots not in _DOTS or self.take().text != separator:
+            raise ReadError("no list written out")
+        last = self.expression()
+        self.expect(closing)
+        return first, separator, last
 
     def number(self) -> Node:
         token = self.take()
@@ -1232,6 +1269,7 @@ _NO_LIMIT: tuple[Token, ...] = ()
 _RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}
 _CONDITION_MARKS = (":", "\\colon", "|", "\\mid", ",")
 _BARS = ("|", "\\lvert", "\\rvert", "\\vert")
+_DOTS = {"\\dots", "\\ldots", "\\cdots", "\\vdots"}
 
 
 def _not_read(token: Token) -> str:

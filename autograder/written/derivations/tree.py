@@ -143,6 +143,17 @@ class Tabulate:
 
 
 @dataclass(frozen=True)
+class Stack:
+    """The parts of ``family`` through the list ``indices``, first to last, as the rows of a matrix
+    (``[u_{w_1}; \\dots; u_{w_K}]``) or as its columns (``[u_{w_1}, \\dots, u_{w_K}]``)."""
+
+    family: str
+    indices: str
+    columns: bool = False
+    last: str = "K"  # as the answer names the last (only shown)
+
+
+@dataclass(frozen=True)
 class Summation:
     """``\\sum_{index} body``: over every value of ``index`` but ``skip``; ``upper`` names the size
     written above the sum (``K``, ``|V|``), "" when none is."""
@@ -173,6 +184,7 @@ Node = (
     | Summation
     | Let
     | Tabulate
+    | Stack
 )
 
 
@@ -241,6 +253,9 @@ def shown(node: Node) -> str:
         return _grouped(node.body) + ("" if at == node.letter else f" at {node.letter} = {at}")
     if isinstance(node, Tabulate):
         return f"[{shown(node.body)}]_{node.letter}"
+    if isinstance(node, Stack):
+        separator = ", " if node.columns else "; "
+        return f"[{node.family}_{node.indices}_1{separator}...{separator}{node.family}_{node.indices}_{node.last}]"
     skip = f" ≠ {_index(node.skip)}" if node.skip is not None else ""
     condition = f": {shown(node.condition)[2:-1]}" if node.condition is not None else ""
     lower = f"={node.lower}" if node.lower != 1 or node.upper else ""
@@ -253,5 +268,5 @@ def _index(index: IndexExpression) -> str:
 
 
 def _grouped(node: Node) -> str:
-    simple = isinstance(node, (Number, Name, Part, Call, Indicator, Transpose, Power, Entry, SameIndex))
+    simple = isinstance(node, (Number, Name, Part, Call, Indicator, Transpose, Power, Entry, SameIndex, Stack))
     return shown(node) if simple else f"({shown(node)})"
