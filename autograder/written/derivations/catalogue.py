@@ -39,8 +39,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"the handout's symbols: `\hat y`, `\hat{y}`, `ŷ`, `yhat`; `W_1`, `W1`; `u_w`, `uw`, `u_{w_k}`; an equation "
-        r"editor's letters (`𝒚̂`, `𝑾₁`)",
+        r"the handout's symbols: `\hat y`, `\hat{y}`, `ŷ`, `yhat`; `W_1`, `W1`; `u_w`, `uw`, `u_{w_k}`, `u_wk`; "
+        r"an equation editor's letters (`𝒚̂`, `𝑾₁`)",
         "those symbols",
         "So dJ/dvc = U^T (yhat - y).",
         "word2vec",
@@ -83,9 +83,10 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry); Julia's and Matlab's `.*`, "
-        r"`.-`, `'`; `u . v` typed for a dot product",
-        "the matrix product, the product entry by entry, a transpose; the dot product",
+        r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry), `np.outer(a, b)`, a mask "
+        r"`(z > 0)`; Julia's and Matlab's `.*`, `.-`, `'`; `u . v` typed for a dot product",
+        "the matrix product, the product entry by entry, a transpose, the outer product, 1 where it holds; the dot "
+        "product",
         "dJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T",
         "word2vec",
         "1d-i",

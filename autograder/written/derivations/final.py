@@ -310,7 +310,7 @@ _OPERAND = re.compile(r"(?:[-+*/(]|<-)\s*$")
 # A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...".
 _PROSE_DEFINITION = re.compile(
     r"(?:^|(?<=\s))(?:let|where|with|define|set|here|and)\s+([^\s=,;]{1,16}\s*:?=\s*.+?)"
-    r"(?=\s+(?:denotes?|be|is|are|for|where|and|which|applied|as|with|if|when|so|then|in)\b|[,;]\s|\.\s|\.?\s*$)",
+    r"(?=\s+(?:denotes?|be|is|are|for|where|and|which|applied|as|with|if|when|so|then|in)\b|[,;]\s|(?<!\s)\.\s|\.?\s*$)",
     re.IGNORECASE,
 )
 
@@ -331,7 +331,7 @@ def _case_said(math: str) -> tuple[str, str, bool] | None:
 # A side by cases: \begin{cases}, or Mathpix's array between a left brace and nothing.
 _CASES_SIDE = re.compile(
     r"\\begin\{cases\*?\}(.*)\\end\{cases\*?\}"
-    r"|\\left\s*\\\{\s*\\begin\{array\}\{[a-z|]*\}(.*)\\end\{array\}\s*\\right\s*\.",
+    r"|\\left\s*\\\{\s*\\begin\{array\}\s*\{[a-z| ]*\}(.*)\\end\{array\}\s*\\right\s*\.",
     re.DOTALL,
 )
 _ROWS = re.compile(r"\\\\")
@@ -380,9 +380,13 @@ def _side(text: str) -> Side:
 def _row(formula: str, condition: str) -> tuple[str, str]:
     """A row of cases as (formula, condition without its words); ``(\\hat y_o - 1) v_c, w = o``
     written without ``&`` too."""
+    formula, condition = _BRACED_CELL.sub(r"\1", formula), _BRACED_CELL.sub(r"\1", condition)  # Mathpix: { ... }
     if not condition.strip() and "," in formula:
         formula, _, condition = formula.rpartition(",")
     return formula.strip().rstrip(","), _condition_text(condition)
+
+
+_BRACED_CELL = re.compile(r"^\s*\{(.*)\}\s*$", re.DOTALL)
 
 
 def _unboxed(math: str) -> tuple[str, list[tuple[int, int]]]:
@@ -588,7 +592,7 @@ def answer_math(answer: str) -> AnswerMath:
 _IN_WORDS = re.compile(
     r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?)),?\s+"
     r"(?:(?:is|denotes|means|be|stands\s+for|:|=)\s+(?:the\s+|an?\s+)?|the\s+)"
-    r"((?:number|count|how\s+many|one-?hot)\b[^.;\n]{0,200})",
+    r"((?:number|count|how\s+many|one-?hot)\b(?:[^.;\n]|\.(?!\s|$)){0,200})",
     re.IGNORECASE,
 )
 

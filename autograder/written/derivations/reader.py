@@ -355,6 +355,10 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
         run = reader.adjacent_run(found[index])
         if 0 < len(run) <= 2:
             return Atom(atom.base, run, atom.superscript, atom.transposed)
+    if plain and atom is not None and atom.base.islower() and len(atom.subscript) == 1:
+        run = reader.adjacent_run(atom.subscript[0])
+        if len(run) == 1:  # du_wk typed for du_{w_k}: the k-th of the list w, as the reader takes u_wk
+            return Atom(atom.base, (atom.subscript[0], Token("symbol", "_", run[0].start, run[0].start), *run))
     return atom
 
 
@@ -657,6 +661,8 @@ class _Reader:
         token = self.peek()
         if token.text == "[" and self.comparison_follows():  # Iverson's bracket: [w = o]
             return self.indicator()
+        if token.text == "(" and self.comparison_follows(strict=True):  # numpy's mask: (x @ W + b1 > 0)
+            return self.indicator()
         if token.text in ("[", "(") and (stack := self.stacked()) is not None:  # [u_{w_1}; \dots; u_{w_K}]
             return stack
         if token.text in _OPEN:
@@ -861,8 +867,9 @@ class _Reader:
             return Call("relu", first)
         raise ReadError("only max(0, z), the ReLU, is read")
 
-    def comparison_follows(self) -> bool:
-        """Whether a bracket (or subscript) holding a comparison starts here: the indicator."""
+    def comparison_follows(self, strict: bool = False) -> bool:
+        """Whether a bracket (or subscript) holding a comparison starts here: the indicator; with
+        ``strict``, one of order (``>``, ``\\leq``) at its top level only (``(x W + b_1 > 0)``)."""
         ahead = 1 if self.peek().text == "_" else 0
         if self.peek(ahead).text not in _OPEN:
             return False
@@ -872,7 +879,11 @@ class _Reader:
             if token.kind == "end":
                 return False
             depth += 1 if token.text in _OPEN else -1 if token.text in _OPEN.values() else 0
-            if token.text in _COMPARE or token.text in _LESS or (depth == 1 and token.text in ("=", "\\neq", "\\ne")):
+            if strict and depth == 1 and (token.text in _COMPARE or token.text in _LESS):
+                return True
+            if not strict and (
+                token.text in _COMPARE or token.text in _LESS or (depth == 1 and token.text in ("=", "\\neq", "\\ne"))
+            ):
                 return True
             if depth == 0:
                 return False
@@ -1154,10 +1165,22 @@ class _Reader:
 
     def word_of(self, base: str, subscript: tuple[Token, ...]) -> tuple[Token, ...]:
         """The letters that follow a one-letter subscript without a space, when with them it is a
-        declared spelling (``y_hat`` in plain text for ``y_{hat}``); consumed."""
+        declared spelling (``y_hat`` in plain text for ``y_{hat}``), or one letter after a list of
+        indices (``u_wk`` for ``u_{w_k}``); consumed."""
         if self.vocabulary is None or len(subscript) != 1 or subscript[0].kind != "letter":
             return ()
-        for length in range(self.run_of_letters(after=subscript[0]), 0, -1):
+        run = self.run_of_letters(after=subscript[0])
+        following = self.peek().text
+        if (
+            run == 1
+            and subscript[0].text in self.vocabulary.index_lists
+            and base in self.vocabulary.families
+            and following not in self.vocabulary.families
+            and not any(key.startswith(following) for key in self.vocabulary.symbols)
+        ):
+            letter = self.take()  # u_wk typed for u_{w_k}: the k-th of the list w
+            return (Token("symbol", "_", letter.start, letter.start), letter)
+        for length in range(run, 0, -1):
             word = subscript[0].text + "".join(self.peek(n).text for n in range(length))
             if f"{base}_{word}" in self.vocabulary.symbols:
                 taken = tuple(self.found[self.position : self.position + length])

@@ -160,6 +160,12 @@ REWRITES: tuple[Rewrite, ...] = (
         "a \\odot b",
     ),
     Rewrite("Julia's broadcast calls", _sub(r"([A-Za-z])\s*\.\(", r"\1("), "sigmoid.(z)", "sigmoid(z)"),
+    Rewrite(
+        "numpy's outer product",
+        _sub(r"\b(?:np\.)?outer\(((?:[^(),]|\([^()]*\))+),((?:[^(),]|\([^()]*\))+)\)", r"(\1) \\otimes (\2)"),
+        "np.outer(yhat - y, v_c)",
+        "(yhat - y) \\otimes (v_c)",
+    ),
     Rewrite("numpy's @, * and np.", _numpy, "W @ x * np.exp(z)", "W \\times x \\odot exp(z)"),
     Rewrite("numpy's transpose", _sub(r"(?<=[\w)\]}])\.T\b", lambda _: "^{\\top}"), "W.T", "W^{\\top}"),
     # Not a full stop before a sentence ("... . This").
