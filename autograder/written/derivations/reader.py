@@ -13,7 +13,9 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   ``\\mathbb{1}[... > 0]`` (``\\mathbf{1}``, ``\\mathbb{I}``, ``1\\{...\\}``, ``\\mathbb{1}_{... > 0}``);
 - sums ``\\sum_w``, ``\\sum_{w=1}^{|V|}``, ``\\sum_{w \\in V}``, ``\\sum_{w \\neq o}``, ``\\sum_{k=1}^{K}``;
 - brackets of every kind, ``\\left( \\right)``, ``\\big``, ``\\boxed``, ``\\underbrace{...}_{...}``;
-- Iverson's bracket ``[w = o]``, Kronecker's ``\\delta_{w, w_k}``, counts ``\\#\\{k : w_k = w\\}``, ``|\\{...\\}|``;
+- Iverson's bracket ``[w = o]`` (and a comparison in round brackets, numpy's mask ``(z > 0)``),
+  Kronecker's ``\\delta_{w, w_k}``, counts ``\\#\\{k : w_k = w\\}``, ``|\\{...\\}|``; the parts of a family
+  through a list written out as a matrix, ``[u_{w_1}; \\dots; u_{w_K}]``;
 - as typed without LaTeX: ``yhat``, ``vc``, ``sum_w``, ``theta``, ``u . v``; numpy's ``@`` (then ``*`` is
   entry by entry) and ``.T``; Julia's and Matlab's ``.*``, ``.-`` and ``'``; an equation editor's
   letters (``𝒚``, ``𝑾``) and combining accents.
