@@ -748,6 +748,8 @@ READ_AS_MEANT = [
              "dJ/duo = (so - 1) vc\ndJ/du_wk = sk vc"),
     # a count said in words whose range is typed with two dots
     ("2c-ii", "dJ/du_w = r * sigma(u_w^T v_c) * v_c\n\nwhere r is the count of w among w_1..w_K."),
+    # a power written on a function's name: \sigma^2(z) is (\sigma(z))^2
+    ("1d-i", r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \odot (\sigma(z_1) - \sigma^2(z_1))\big) W_1^\top$$"),
     # handout vectors defined entry by entry, nested, each entry read in every term of two sums
     ("1d-i", r"With $z_i = \sum_j x_j (W_1)_{ji} + (b_1)_i$ and $h_i = \sigma(z_i)$: $$\frac{\partial J}{\partial x_j} = "
              r"\sum_{i}\sum_{k}(\hat y_k - y_k)(W_2)_{ik}\,h_i(1-h_i)\,(W_1)_{ji}$$"),

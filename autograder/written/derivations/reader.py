@@ -833,6 +833,7 @@ class _Reader:
 
     def call(self, function: str) -> Node:
         derivative = self.primes()
+        power = self.function_power()
         if function == "max":
             return self.maximum()
         if self.peek().text in _OPEN:
@@ -853,7 +854,22 @@ class _Reader:
             return Defined(function, parameter, body, argument)
         if derivative and function not in ("sigma'", "relu'"):
             raise ReadError(f"it uses the derivative of {function[:-1]}; only sigma' and ReLU' are read")
-        return Call(function, argument)
+        return Power(Call(function, argument), power) if power else Call(function, argument)
+
+    def function_power(self) -> float:
+        """The power written on a function's name, as ``\\tanh^2(z)`` is ``(\\tanh z)^2``
+        (consumed), or 0 when none is."""
+        if self.peek().text != "^" or self.peek(1).text in ("'", "\\prime"):
+            return 0
+        start = self.position
+        self.take()
+        group = self.group()
+        if len(group) == 1 and group[0].kind == "number" and self.peek().text in _OPEN:
+            if float(group[0].text) > MAX_POWER:
+                raise ReadError(f"it raises to a power above {MAX_POWER}")
+            return float(group[0].text)
+        self.position = start
+        return 0
 
     def maximum(self) -> Node:
         if self.peek().text not in _OPEN:
