@@ -891,3 +891,35 @@ def test_labelled_answers_never_false_equal_and_mostly_recognised(questions, pat
             recognised += verdict.status == "equal"
     assert false_equal == []
     assert recognised >= LABELLED[path] * right, f"{recognised} of {right} right answers recognised"
+
+
+def test_a_notation_the_reader_cannot_read_is_refused_with_every_problem_located(tmp_path, monkeypatch):
+    """Issue 26's RNN trial: a spelling in handout.py that is no one symbol ('Wx', then
+    'dh_{next}', one per run) zeroed every code question of the reference with a traceback. Every
+    problem is now said at once, with the file and line, before anything is graded."""
+    import types
+
+    from autograder.core.config import ConfigError
+    from autograder.written import handout_data as module_under_test
+    from autograder.written.derivations.notation import Notation, Symbol
+    from autograder.written.derivations.verdict import DerivationQuestion
+
+    source = tmp_path / "handout.py"
+    source.write_text('LAYER = Notation(\n    symbols=(\n        Symbol("Wx", "matrix"),\n'
+                      '        Symbol("dh_{next}", "vector"),\n        Symbol("h", "vector", define="x W +"),\n    ),\n)\n')
+    notation = Notation(dims={"n": 2}, vectors="row", symbols=(
+        Symbol("x", "vector", ("n",)), Symbol("W", "matrix", ("n", "n")), Symbol("Wx", "matrix", ("n", "n")),
+        Symbol("dh_{next}", "vector", ("n",)), Symbol("h", "vector", ("n",), define="x W +")))
+    fake = types.SimpleNamespace(__file__=str(source), DERIVATIONS={"1a": DerivationQuestion(notation, (), ())})
+    monkeypatch.setattr(module_under_test, "optional_module", lambda name: fake)
+    with pytest.raises(ConfigError) as refused:
+        module_under_test.handout_data("rnncell")
+    message = str(refused.value)
+    assert "has 2 problem(s)" in message
+    assert f"{source}:3: 'Wx' (a spelling of Wx) is not one symbol: write" in message
+    assert f"{source}:4: 'dh_{{next}}' (a spelling of dh_{{next}}) is not one symbol" in message
+    fixed = Notation(dims={"n": 2}, vectors="row", symbols=(
+        Symbol("x", "vector", ("n",)), Symbol("W", "matrix", ("n", "n")), Symbol("h", "vector", ("n",), define="x W +")))
+    fake.DERIVATIONS = {"1a": DerivationQuestion(fixed, (), ())}
+    with pytest.raises(ConfigError, match=r"handout.py:5: 'x W \+' \(the definition of h\) cannot be read: it ends too soon"):
+        module_under_test.handout_data("rnncell")

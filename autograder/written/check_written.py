@@ -239,16 +239,16 @@ def _short(title: str) -> str:
 
 def print_check(check: WrittenCheck, console: Console | None = None) -> None:
     console = console or Console()
-    table = Table(title=f"Written answers in {check.source}", title_justify="left", expand=True)
-    # Where the answer is and how it was read is the column a student reads: it gets the room.
-    for column, ratio in (("Q", None), ("Question", 2), ("Points", None), ("Graded", None), ("Found at", 3)):
-        table.add_column(column, overflow="fold", ratio=ratio, no_wrap=ratio is None)
+    table = Table(title=f"Written answers in {check.source}", title_justify="left")
+    # Where the answer is and how it was read is the column a student reads: the title gives it room.
+    for column in ("Q", "Question", "Points", "Graded", "Found at"):
+        table.add_column(column, overflow="fold", max_width=24 if column == "Question" else None)
     for status in check.questions:
         found = escape(status.where) if status.where else "[red]not answered[/red]"
         if not status.readable:
             found += "\n[red]cannot be read as the grader expects: see 'To fix' below[/red]"
         elif status.formula_unread:
-            found += "\n[yellow]its final formula is not read by machine: see the note below[/yellow]"
+            found += "\n[yellow]a final formula of it is not read by machine: see the note below[/yellow]"
         elif status.note:
             found += f"\n[green]{escape(status.note)}[/green]"
         table.add_row(status.id, escape(status.title), f"{status.points:g}", status.graded, found)

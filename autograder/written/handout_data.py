@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autograder.core.config import Assignment, ConfigError, optional_module
-from autograder.written.derivations.verdict import DerivationQuestion
+from autograder.written.derivations.verdict import DerivationQuestion, notation_problems
 from autograder.written.formats import AnswerFormat
 
 
@@ -22,13 +23,28 @@ class HandoutData:
 
 
 def handout_data(assignment: Assignment | str) -> HandoutData:
-    """The data of ``assignment`` (or of the assignment of that name)."""
+    """The data of ``assignment`` (or of the assignment of that name); a notation the reader cannot
+    read is refused with every problem, located, before anything is graded."""
     module = optional_module(f"autograder.assignments.{getattr(assignment, 'name', assignment)}.handout")
     if module is None:
         return HandoutData()
-    return HandoutData(
+    data = HandoutData(
         getattr(module, "FIGURES", {}), getattr(module, "ANSWER_FORMATS", {}), getattr(module, "DERIVATIONS", {})
     )
+    source = Path(module.__file__ or "handout.py")
+    problems = list(dict.fromkeys(p for form in data.derivations.values() for p in notation_problems(form.notation)))
+    if problems:
+        lines = source.read_text(encoding="utf-8").splitlines() if source.is_file() else []
+        located = [f"{source}:{_line_of(problem, lines)}: {problem}" for problem in problems]
+        raise ConfigError(f"the notation in {source.name} has {len(problems)} problem(s):\n  " + "\n  ".join(located))
+    return data
+
+
+def _line_of(problem: str, lines: list[str]) -> int:
+    """The first line of the file that holds the spelling a problem quotes (1 when none does)."""
+    quoted = problem.split("'")[1] if problem.count("'") >= 2 else ""
+    written = repr(quoted)[1:-1]  # as the source writes it, backslashes doubled
+    return next((n for n, line in enumerate(lines, 1) if f'"{written}"' in line or f'"{quoted}"' in line), 1)
 
 
 class NoReferenceFormulas(ConfigError):

@@ -265,6 +265,36 @@ class DerivationQuestion:
         return replace(self, references=references)
 
 
+def notation_problems(notation: Notation) -> list[str]:
+    """What the reader cannot read in ``notation``, each with its fix: a spelling that is not one
+    symbol (``'Wx'``: ``W_x``, or ``W`` and ``x`` apart), or a definition it cannot read."""
+    problems = []
+    for what, spellings in _spellings(notation):
+        for spelling in spellings:
+            try:
+                key_of(spelling)
+            except ReadError:
+                problems.append(
+                    f"'{spelling}' ({what}) is not one symbol: write a letter or a command with its accent, font "
+                    f"and subscript ('W_x', '\\hat y', 'h_{{prev}}')"
+                )
+    if problems:
+        return problems  # the definitions are read with the spellings
+    vocabulary = Vocabulary(notation)
+    for symbol in notation.symbols:
+        try:
+            read(symbol.define, vocabulary) if symbol.define else None
+        except ReadError as error:
+            problems.append(f"'{symbol.define}' (the definition of {symbol.latex}) cannot be read: {error}")
+    return problems
+
+
+def _spellings(notation: Notation) -> list[tuple[str, tuple[str, ...]]]:
+    return [(f"a spelling of {s.latex}", (s.latex, *s.spellings)) for s in notation.symbols] + [
+        (f"a spelling of the family {f.base}", (f.base, *f.spellings)) for f in notation.families
+    ]
+
+
 def judge(answer: str, question: DerivationQuestion) -> Verdict:
     """The verdict on ``answer``: every target's final formula read and compared. Whatever the
     answer holds, this returns a verdict: a student's text may make a formula unreadable, never
@@ -481,6 +511,7 @@ def describe(
     math = answer_math(answer)
     notes: list[str] = []
     unread: list[Target] = []
+    equation_found = False  # an equation for some derivative was found, but is not read
     for target in question.targets:
         for case in target.cases:
             found, node, problem = read_final(math, question, target, case, vocabulary)
@@ -491,11 +522,12 @@ def describe(
                 note = f"the final formula for {name} read as {shown(node)} (from {where})"
             else:
                 unread.append(target)
+                equation_found = equation_found or found is not None
                 note = f"the final formula for {name} cannot be read: {problem}"
             if note not in notes:
                 notes.append(note)
     if unread:
-        notes.append(how_to_write(question, unread[0]))
+        notes.append(how_to_write(question, unread[0], equation_found))
     return not unread, "; ".join(notes)
 
 
@@ -517,21 +549,29 @@ def _uncomputable(node: Node, question: DerivationQuestion, vocabulary: Vocabula
     return ""
 
 
-def how_to_write(question: DerivationQuestion, target: Target) -> str:
+def how_to_write(question: DerivationQuestion, target: Target, equation_found: bool = False) -> str:
+    """How to write a final formula the machine reads: where (when no equation for the derivative
+    was found), or with which names (when one was, and a name or a notation in it is not read)."""
     notation = question.notation
     symbols = [f"${s.latex}$" for s in notation.symbols if s.kind != "counts"]
     counts = {s.latex for s in notation.symbols if s.kind == "counts"}  # what the answer may count: not said
+    as_column = ", as a column" if notation.vectors == "column" else ""
     symbols += [
-        f"${f.base}_w$" if f.part == "entry" else f"${f.base}_w$ (row w of ${f.of}$)"
+        f"${f.base}_w$" if f.part == "entry" else f"${f.base}_w$ (row w of ${f.of}${as_column})"
         for f in notation.families
         if f.of not in counts
     ]
     symbols += [f"${i.name}_k$ (the samples)" for i in notation.indices if i.length]
+    names = (
+        f"the handout's symbols ({', '.join(dict.fromkeys(symbols))}), \\sigma, \\mathbb{{1}}[...] and the notation "
+        "the handout lists"
+    )
+    if equation_found:
+        return f"write it with {names}, or define each name of your own with a formula in the answer ($S = ...$)"
     return (
         f"write the final formula with the derivative on its left, as "
         f"$$\\frac{{\\partial {target.of or 'J'}}}{{\\partial {target.wrt}}} = ...$$ "
-        f"(or on a line of its own starting with 'Answer:'), with the handout's symbols "
-        f"({', '.join(dict.fromkeys(symbols))}), \\sigma, \\mathbb{{1}}[...] and the notation the handout lists"
+        f"(or on a line of its own starting with 'Answer:'), with {names}"
     )
 
 
