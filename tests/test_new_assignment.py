@@ -21,7 +21,7 @@ from tests.simulated_gradescope import SEED_VENV
 
 # The framework's tests parametrised over the assignments they find, run on the new one.
 FRAMEWORK_TESTS = ["tests/test_handouts.py", "tests/test_student_bundle.py", "tests/test_release.py",
-                   "tests/test_gradescope.py", "tests/test_hostile.py", "tests/test_batch.py"]
+                   "tests/test_gradescope.py", "tests/test_hostile.py", "tests/test_batch.py", "tests/test_derivations.py"]
 MIN_SELECTED = 12  # of them, at least this many name the assignment they run on
 
 
@@ -79,10 +79,12 @@ def test_new_writes_an_assignment_that_passes_every_check(created, tmp_path):
     checked = autograder(bundle, "check", "demo", cwd=bundle)
     assert checked.returncode == 0 and "Total: 3 / 3" in checked.stdout, checked.stdout + checked.stderr
     written = autograder(bundle, "check-written", "demo", "written.md", cwd=bundle)
-    assert "0 of 2 written questions answered." in written.stdout, written.stdout + written.stderr
+    assert "0 of 3 written questions answered." in written.stdout, written.stdout + written.stderr
 
     reference = autograder(folder, "check-written", "demo", "solutions/demo/written.md")
     assert reference.returncode == 0 and "2 x (w x - y)" in reference.stdout, reference.stdout
+    flat = " ".join(reference.stdout.replace("│", " ").split())
+    assert "for d/dw read as 2 (x^T w - y) x" in flat, reference.stdout  # the derivation's final formula
 
     archive = tmp_path / "demo.zip"
     built = autograder(folder, "build", "demo", "--out", str(archive))

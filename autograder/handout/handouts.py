@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import nbformat
@@ -14,7 +16,8 @@ from nbformat import v4
 
 from autograder.core.config import Assignment
 from autograder.written.answers import METADATA_KEY, PLACEHOLDER
-from autograder.written.derivations.catalogue import with_notation_table
+from autograder.written.derivations.catalogue import with_notation_table, with_region
+from autograder.written.derivations.verdict import final_formulas
 from autograder.written.handout_data import handout_data
 from autograder.written.handout_source import Handout, HandoutError, HandoutQuestion, load_handout
 
@@ -50,9 +53,10 @@ def figures(assignment: Assignment) -> dict[str, bytes]:
 class _Cells:
     """Collects notebook cells; ids come from the content, so unchanged cells keep theirs."""
 
-    def __init__(self, images: dict[str, bytes]) -> None:
+    def __init__(self, images: dict[str, bytes], generated: Callable[[str], str]) -> None:
         self.cells: list = []
         self.images = images
+        self.generated = generated
         self.seen: dict[str, int] = {}
 
     def _id(self, kind: str, source: str) -> str:
@@ -70,7 +74,7 @@ class _Cells:
                 raise HandoutError(f"the handout shows figures/{match['name']}, which no FIGURES entry draws")
             attachments[match["name"]] = {"image/svg+xml": base64.b64encode(self.images[match["name"]]).decode("ascii")}
         source = _IMAGE.sub(lambda m: f"![{m['alt']}](attachment:{m['name']})", source)
-        source = with_notation_table(source)
+        source = self.generated(source)
         cell = v4.new_markdown_cell(source, id=self._id("md", source), metadata=dict(_HANDOUT_TAG))
         if attachments:
             cell.attachments = attachments
@@ -93,7 +97,7 @@ class _Cells:
 
 
 def notebook(assignment: Assignment, handout: Handout, images: dict[str, bytes]) -> str:
-    cells = _Cells(images)
+    cells = _Cells(images, partial(generated, assignment))
     blocks = {block.start: block for block in handout.blocks}
     starts = {line for line, _ in handout.headings}
     open_question: HandoutQuestion | None = None
@@ -151,6 +155,14 @@ def answer_sheet(assignment: Assignment, handout: Handout) -> str:
     return "\n".join(parts)
 
 
+def generated(assignment: Assignment, source: str) -> str:
+    """``source`` with what is written from code where it says so: the notation table, and the
+    paragraph on the final formulas read by machine, from the assignment's own notation."""
+    derivations = handout_data(assignment).derivations
+    source = with_notation_table(source)
+    return with_region(source, "final formulas", final_formulas(derivations)) if derivations else source
+
+
 def build(assignment: Assignment) -> dict[Path, bytes]:
     """Every generated handout file of ``assignment``, by its path in the repository."""
     handout = load_handout(assignment)
@@ -159,7 +171,7 @@ def build(assignment: Assignment) -> dict[Path, bytes]:
     files = {folder / "figures" / name: data for name, data in images.items()}
     files[folder / f"{assignment.name}.ipynb"] = notebook(assignment, handout, images).encode("utf-8")
     files[folder / f"{assignment.name}_answers.md"] = answer_sheet(assignment, handout).encode("utf-8")
-    files[handout.path] = with_notation_table(handout.path.read_text(encoding="utf-8")).encode("utf-8")
+    files[handout.path] = generated(assignment, handout.path.read_text(encoding="utf-8")).encode("utf-8")
     return files
 
 

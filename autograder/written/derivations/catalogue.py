@@ -15,9 +15,6 @@ import re
 from dataclasses import dataclass
 
 MARKER = "<!-- notation table -->"
-_END = "<!-- end of the notation table -->"
-# The table as last written between the markers, so that a handout's source shows it too.
-_WRITTEN = re.compile(re.escape(MARKER) + r".*?" + re.escape(_END), re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -185,7 +182,16 @@ def notation_table() -> str:
 
 
 def with_notation_table(source: str) -> str:
-    """``source`` with the table written after each marker (replacing what an earlier run wrote
-    there), so that a student who reads the Markdown source sees it as the notebook shows it."""
-    region = f"{MARKER}\n\n{notation_table()}\n\n{_END}"
-    return _WRITTEN.sub(lambda _: region, source) if _END in source else source.replace(MARKER, region)
+    """``source`` with the table written after its marker, so that a student who reads the Markdown
+    source sees it as the notebook shows it."""
+    return with_region(source, "notation table", notation_table())
+
+
+def with_region(source: str, name: str, text: str) -> str:
+    """``source`` with ``text`` written after each ``<!-- name -->``, up to the end marker written
+    with it (what an earlier run wrote there is replaced)."""
+    start, end = f"<!-- {name} -->", f"<!-- end of the {name} -->"
+    region = f"{start}\n\n{text}\n\n{end}"
+    if end in source:
+        return re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: region, source, flags=re.DOTALL)
+    return source.replace(start, region)

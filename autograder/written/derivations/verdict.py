@@ -11,6 +11,7 @@ chance: it would have to agree at every entry of every draw.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -549,10 +550,8 @@ def _uncomputable(node: Node, question: DerivationQuestion, vocabulary: Vocabula
     return ""
 
 
-def how_to_write(question: DerivationQuestion, target: Target, equation_found: bool = False) -> str:
-    """How to write a final formula the machine reads: where (when no equation for the derivative
-    was found), or with which names (when one was, and a name or a notation in it is not read)."""
-    notation = question.notation
+def symbols_of(notation: Notation) -> list[str]:
+    """The notation's names as a student reads them: ``$U$``, ``$u_w$ (row w of $U$, as a column)``."""
     symbols = [f"${s.latex}$" for s in notation.symbols if s.kind != "counts"]
     counts = {s.latex for s in notation.symbols if s.kind == "counts"}  # what the answer may count: not said
     as_column = ", as a column" if notation.vectors == "column" else ""
@@ -562,9 +561,34 @@ def how_to_write(question: DerivationQuestion, target: Target, equation_found: b
         if f.of not in counts
     ]
     symbols += [f"${i.name}_k$ (the samples)" for i in notation.indices if i.length]
+    return list(dict.fromkeys(symbols))
+
+
+def final_formulas(questions: dict[str, DerivationQuestion]) -> str:
+    """The handout's paragraph on the final formulas the grader reads, from the assignment's own
+    derivation questions and notation (``handouts`` writes it where the handout says
+    ``<!-- final formulas -->``)."""
+    symbols = list(dict.fromkeys(s for question in questions.values() for s in symbols_of(question.notation)))
+    return textwrap.fill(
+        f"**Final formulas, read by machine.** In {', '.join(questions)}, the grader also reads the final formula "
+        "of your derivation (a TA grades the derivation either way). It reads the equation with the derivative "
+        "on its left ($\\frac{\\partial L}{\\partial w} = ...$): the one on a line that starts with `Answer:`, "
+        f"else a boxed one, else the last one. Write it with the handout's symbols ({', '.join(symbols)}) and "
+        "the notations below; a name you define yourself, above or below it, means what you define. "
+        "`check-written` tells you how it read each final formula, or why it could not, and never whether it "
+        "is right.",
+        width=100,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def how_to_write(question: DerivationQuestion, target: Target, equation_found: bool = False) -> str:
+    """How to write a final formula the machine reads: where (when no equation for the derivative
+    was found), or with which names (when one was, and a name or a notation in it is not read)."""
     names = (
-        f"the handout's symbols ({', '.join(dict.fromkeys(symbols))}), \\sigma, \\mathbb{{1}}[...] and the notation "
-        "the handout lists"
+        f"the handout's symbols ({', '.join(symbols_of(question.notation))}), \\sigma, \\mathbb{{1}}[...] and the "
+        "notation the handout lists"
     )
     if equation_found:
         return f"write it with {names}, or define each name of your own with a formula in the answer ($S = ...$)"
