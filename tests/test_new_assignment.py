@@ -85,6 +85,8 @@ def test_new_writes_an_assignment_that_passes_every_check(created, tmp_path):
     assert reference.returncode == 0 and "2 x (w x - y)" in reference.stdout, reference.stdout
     flat = " ".join(reference.stdout.replace("│", " ").split())
     assert "for d/dw read as 2 (x^T w - y) x" in flat, reference.stdout  # the derivation's final formula
+    validated = autograder(folder, "validate", "demo")
+    assert validated.returncode == 0 and "ready to release" in validated.stdout, validated.stdout
 
     archive = tmp_path / "demo.zip"
     built = autograder(folder, "build", "demo", "--out", str(archive))

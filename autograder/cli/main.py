@@ -25,6 +25,7 @@ EPILOG = """examples:
   python -m autograder build word2vec --out "$(mktemp -d)/word2vec-autograder.zip"   # upload to Gradescope
   AUTOGRADER_ROOT="$ROOT" python -m autograder gradescope word2vec     # what run_autograder does
   python -m autograder new bigrams           # a new assignment that works from the start (docs/authoring-guide.md)
+  python -m autograder validate bigrams      # every check of the framework on it: ready to release?
 """
 
 

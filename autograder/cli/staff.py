@@ -380,17 +380,41 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from autograder.course.validate import print_outcomes, validate
+
+    outcomes = validate(args.assignment)
+    print_outcomes(args.assignment, outcomes)
+    return 0 if all(o.ok is not False for o in outcomes) else 1
+
+
+def add_validate(commands: Commands) -> None:
+    validate = commands.add_parser(
+        "validate",
+        help="run every check the framework has on one assignment: is it ready to release?",
+        description="Run the framework's checks on one assignment and print what holds, with the fix for\n"
+        "what does not: the config and its points, the notation of derivations, the generated\n"
+        "handouts, lint and format, the reference answers' final formulas, the reference's full\n"
+        "marks, the starter's 0 without a crash, and the bundle (nothing given away, its check\n"
+        "passing the reference). One failure does not stop the others. Exit status 1 when any fails.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example:\n  python -m autograder validate word2vec",
+    )
+    add_assignment(validate)
+    validate.set_defaults(run=_validate)
+
+
 def add_new(commands: Commands) -> None:
     new = commands.add_parser(
         "new",
         help="start a new assignment: a complete, working example to rewrite",
         description="Write a new assignment NAME that works from the start: a reference solution with\n"
         "solution markers (solutions/NAME/NAME.py), its config, public and hidden tests (a numeric\n"
-        "check and a gradient check), a handout with an auto-graded and a hand-graded written\n"
-        "question and their reference answers, all under autograder/assignments/NAME,\n"
-        "solutions/NAME and handouts/NAME.md; then the generated handout notebook, answer sheet\n"
-        "and starter (assignment/NAME). Refuses a NAME in use or one that is not a lowercase\n"
-        "Python name. docs/authoring-guide.md says what goes where.",
+        "check and a gradient check), a handout with an auto-graded written question, one graded by\n"
+        "hand and a derivation whose final formula the machine reads, and their reference answers,\n"
+        "all under autograder/assignments/NAME, solutions/NAME and handouts/NAME.md; then the\n"
+        "generated handout notebook, answer sheet and starter (assignment/NAME). Refuses a NAME in\n"
+        "use or one that is not a lowercase Python name. docs/authoring-guide.md says what goes where.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  python -m autograder new bigrams --title 'Assignment 3: bigram language models'\n"
         "  python -m autograder grade bigrams solutions/bigrams",
@@ -402,6 +426,7 @@ def add_new(commands: Commands) -> None:
 
 COMMANDS = (
     add_new,
+    add_validate,
     add_grade,
     add_grade_batch,
     add_release,
