@@ -329,3 +329,65 @@ def test_every_assignment_regrades_a_class(name, tmp_path, repo):
     assert [float(reference[q.id]) for q in code] == [q.points for q in code]
     assert [float(starter[q.id]) for q in code] == [0.0] * len(code)
     assert float(reference["out_of"]) == assignment.config.total_points
+
+
+def test_points_given_by_hand_join_the_gradebook_end_to_end(graded, word2vec, tmp_path, repo):
+    """Issue 26: export-written writes hand_graded.csv, a row per student; a TA fills it in (some
+    rows only); grade-batch --hand-graded merges it: a column per question graded by hand, totals
+    out of every point, the statistics and plot with those questions. A second run leaves the TA's
+    file as it is, and Gradescope's own score export of the written assignment is read too."""
+    export, out = copy_of(graded, tmp_path)
+    pages = tmp_path / "written"
+    done = subprocess.run([PYTHON, "-m", "autograder", "export-written", "word2vec", export, "--out", pages],
+                          cwd=repo, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "hand_graded.csv" in done.stdout, done.stderr
+    with open(pages / "hand_graded.csv", newline="") as stream:
+        template = list(csv.DictReader(stream))
+    by_hand = [q.id for q in word2vec.config.manual_questions]
+    assert list(template[0]) == ["submission", "name", *by_hand] and len(template) == len(KINDS)
+    reference = next(p for p in graded.planted if p.kind == "reference")
+    filled = [{**row, "2e": "1.5", "1c-i": "2"} if row["submission"] == reference.name else row for row in template]
+    with open(pages / "hand_graded.csv", "w", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(template[0]))
+        writer.writeheader()
+        writer.writerows(filled)
+    run = grade_batch_cli(export, "--out", out, "--hand-graded", pages / "hand_graded.csv", cwd=repo)
+    assert run.returncode == 0, run.stderr
+    with open(out / "scores.csv", newline="") as stream:
+        rows = {row["submission"]: row for row in csv.DictReader(stream)}
+    mine = rows[reference.name]
+    assert (mine["2e"], mine["1c-i"], mine["2b-i"]) == ("1.5", "2", "")
+    assert float(mine["total"]) == pytest.approx(40 + 3.5) and mine["out_of"] == "60"
+    with open(out / "statistics.csv", newline="") as stream:
+        stats = {row["question"]: row for row in csv.DictReader(stream)}
+    assert list(stats) == [*FULL, *by_hand, "total"] and float(stats["total"]["points"]) == 60
+    assert float(stats["2e"]["max"]) == 1.5
+    subprocess.run([PYTHON, "-m", "autograder", "export-written", "word2vec", export, "--out", pages],
+                   cwd=repo, capture_output=True, text=True, timeout=600, check=True)
+    assert "1.5" in (pages / "hand_graded.csv").read_text()  # the TA's points are never written over
+
+    student = reference.submitters[0]
+    gradescope = tmp_path / "written_scores.csv"
+    gradescope.write_text("First Name,Last Name,SID,Email,1: 1c-i Softmax (2.0 pts),9: 2e Normalising (2.0 pts),"
+                          f"Total Score\nA,B,{student['sid']},{student['email']},1,2,3\n")
+    run = grade_batch_cli(export, "--out", out, "--hand-graded", gradescope, cwd=repo)
+    assert run.returncode == 0, run.stderr
+    with open(out / "scores.csv", newline="") as stream:
+        mine = next(row for row in csv.DictReader(stream) if row["sid"] == student["sid"])
+    assert (mine["1c-i"], mine["2e"]) == ("1", "2") and float(mine["total"]) == pytest.approx(43)
+
+
+def test_hand_graded_points_that_cannot_be_right_are_refused_all_at_once(word2vec, tmp_path):
+    from autograder.course.hand_graded import read_hand_graded
+
+    sheet = tmp_path / "hand_graded.csv"
+    sheet.write_text("submission,name,1c-i,2e\ns1,Ada,2,5\ns2,Alan,two,1\n")
+    with pytest.raises(ConfigError) as refused:
+        read_hand_graded(sheet, word2vec.config)
+    message = str(refused.value)
+    assert message.startswith("2 hand-graded score(s) cannot be read")
+    assert f"{sheet}:2, column '2e': 5 is outside 0 to 2, the points of 2e" in message
+    assert f"{sheet}:3, column '1c-i': 'two' is no number of points" in message
+    sheet.write_text("submission,name,points\ns1,Ada,2\n")
+    with pytest.raises(ConfigError, match="no column names a question graded by hand"):
+        read_hand_graded(sheet, word2vec.config)

@@ -60,6 +60,7 @@ def _grade_batch(args: argparse.Namespace) -> int:
             force=args.force,
             without_isolation=args.without_isolation,
             time_limit=args.time_limit,
+            hand_graded=Path(args.hand_graded) if args.hand_graded else None,
         )
     except KeyboardInterrupt:
         print(
@@ -105,6 +106,10 @@ def _export_written(args: argparse.Namespace) -> int:
     students = gather(assignment, [Path(s) for s in args.sources])
     pages = export_pages(assignment, students, Path(args.out))
     print(f"wrote {len(pages)} question pages for {len(students)} students: open {Path(args.out) / 'index.html'}")
+    print(
+        f"points by hand go in {Path(args.out) / 'hand_graded.csv'} (a row per student); then: python -m autograder "
+        f"grade-batch {args.assignment} EXPORT --out DIR --hand-graded {Path(args.out) / 'hand_graded.csv'}"
+    )
     return 0
 
 
@@ -196,6 +201,9 @@ def add_grade_batch(commands: Commands) -> None:
         "                  derivation (equal, not equal, unreadable, unanswered)\n"
         "  statistics.csv  per question: mean, median, std, min, max, share with full marks\n"
         "  scores.png      the distribution of totals and the mean score of each question\n"
+        "With --hand-graded CSV, the written questions graded by hand get their columns and count\n"
+        "in the totals, statistics and plot: CSV is export-written's hand_graded.csv filled in,\n"
+        "or Gradescope's score export of the written assignment (its columns name the ids).\n"
         "A submission that cannot be graded gets 0 with the reason; the batch goes on.\n"
         "Rerunning skips submissions already graded from the same files by the same grader,\n"
         "so an interrupted batch (Ctrl-C) resumes where it stopped; a submission whose files\n"
@@ -203,7 +211,9 @@ def add_grade_batch(commands: Commands) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  unzip assignment_123456_export.zip -d export\n"
         "  python -m autograder grade-batch word2vec export/assignment_123456_export --jobs 2 "
-        "--out regrade-word2vec",
+        "--out regrade-word2vec\n"
+        "  python -m autograder grade-batch word2vec export --out regrade-word2vec --hand-graded "
+        "written-word2vec/hand_graded.csv",
     )
     add_assignment(batch)
     batch.add_argument("export", metavar="EXPORT_DIR", help="the unpacked export (or the folder it was unpacked into)")
@@ -232,6 +242,12 @@ def add_grade_batch(commands: Commands) -> None:
         "that no submission can hold the batch up (default: twice the sum of the questions' and the "
         "imports' time limits, plus 60 s; below that sum, a slow submission that is right may get 0, "
         "and the batch warns)",
+    )
+    batch.add_argument(
+        "--hand-graded",
+        metavar="CSV",
+        help="points of the written questions graded by hand, merged into the gradebook: the "
+        "hand_graded.csv that export-written writes, filled in, or Gradescope's score export",
     )
     batch.set_defaults(run=_grade_batch)
 

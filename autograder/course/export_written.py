@@ -26,6 +26,7 @@ from markdown_it import MarkdownIt
 from autograder.core.config import Assignment, ManualQuestion
 from autograder.core.submission import locate
 from autograder.course.gradescope_export import METADATA_FILE, load_export
+from autograder.course.hand_graded import TEMPLATE, template_csv
 from autograder.written.answers import AnswersError, AnswerSheet, choose_answer_sheet, read_answers
 from autograder.written.derivations.final import plain_formulas
 from autograder.written.derivations.verdict import DerivationQuestion, Verdict, judge
@@ -145,7 +146,8 @@ def _reference_answers(assignment: Assignment) -> AnswerSheet | None:
 
 
 def export_pages(assignment: Assignment, students: list[Student], out: Path) -> list[Path]:
-    """Write ``out/index.html`` and one page per question graded by hand; returns the pages."""
+    """Write ``out/index.html``, one page per question graded by hand, and (unless it is there
+    already) ``out/hand_graded.csv``, a row per student for the TAs' points; returns the pages."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     questions: list[ManualQuestion] = sorted(assignment.config.manual_questions, key=lambda q: sort_key(q.id))
@@ -198,6 +200,9 @@ def export_pages(assignment: Assignment, students: list[Student], out: Path) -> 
         path.write_text(_page(f"{question.id} · {question.title}", "\n".join(body)), encoding="utf-8")
         pages.append(path)
     (out / "index.html").write_text(_index(assignment, questions, students, checked), encoding="utf-8")
+    template = out / TEMPLATE
+    if not template.exists():  # a TA's points there are never written over
+        template.write_text(template_csv(assignment.config, [(s.source, s.name) for s in students]), encoding="utf-8")
     return pages
 
 

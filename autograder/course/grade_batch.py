@@ -40,6 +40,7 @@ from autograder.core.results import GradescopeResults, read_results, write_atomi
 from autograder.core.submission import SubmissionError, locate
 from autograder.course import gradebook
 from autograder.course.gradescope_export import Export, ExportEntry, load_export
+from autograder.course.hand_graded import Scores, read_hand_graded
 from autograder.course.report import print_statistics
 from autograder.grading.grade import fallback_results, grade_or_fallback, module_names
 from autograder.grading.reference import load_reference
@@ -210,9 +211,16 @@ class _Batch:
     """One run of grade-batch: decides what to grade, grades it, records every finished submission."""
 
     def __init__(
-        self, assignment: Assignment, export: Export, out: Path, console: Console, time_limit: float | None = None
+        self,
+        assignment: Assignment,
+        export: Export,
+        out: Path,
+        console: Console,
+        time_limit: float | None = None,
+        hand: Scores | None = None,
     ) -> None:
         self.assignment = assignment
+        self.hand = hand  # points given by hand, merged into the gradebook
         self.time_limit = time_limit or default_time_limit(assignment)
         needed = question_time(assignment)
         if self.time_limit < needed:
@@ -419,10 +427,10 @@ class _Batch:
             for entry in self.export.entries
         ]
         self.outcome.not_graded = [g.entry.name for g in graded if not g.graded]
-        stats = gradebook.statistics(config, graded)
-        write_atomically(self.out / SCORES_CSV, gradebook.scores_csv(config, graded))
+        stats = gradebook.statistics(config, graded, self.hand)
+        write_atomically(self.out / SCORES_CSV, gradebook.scores_csv(config, graded, self.hand))
         write_atomically(self.out / STATISTICS_CSV, gradebook.statistics_csv(stats))
-        write_atomically(self.out / PLOT, gradebook.distribution_png(config, graded, stats))
+        write_atomically(self.out / PLOT, gradebook.distribution_png(config, graded, stats, self.hand))
         print_statistics(f"{config.title}: {len(graded)} submissions", stats, self.console)
 
 
@@ -447,8 +455,10 @@ def run_batch(
     console: Console | None = None,
     without_isolation: bool = False,
     time_limit: float | None = None,
+    hand_graded: Path | None = None,
 ) -> BatchOutcome:
-    """Grade every submission of the export that needs it, then write the gradebook to ``out``.
+    """Grade every submission of the export that needs it, then write the gradebook to ``out``, with
+    the points given by hand in ``hand_graded`` (:mod:`.hand_graded`) when it is given.
 
     Raises ExportError for a folder that is not an export and ConfigError for an ``out`` folder
     that belongs to another assignment, or for a machine where workers get no namespaces unless
@@ -457,7 +467,8 @@ def run_batch(
     if jobs < 1:
         raise ConfigError(f"--jobs must be at least 1, got {jobs}")
     console = console or Console()
-    batch = _Batch(assignment, load_export(export_dir), Path(out), console, time_limit)
+    hand = read_hand_graded(hand_graded, assignment.config) if hand_graded is not None else None  # before grading
+    batch = _Batch(assignment, load_export(export_dir), Path(out), console, time_limit, hand)
     todo = batch.to_grade(force)
     if batch.outcome.skipped:
         console.print(

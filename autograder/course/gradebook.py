@@ -3,7 +3,8 @@
 ``scores.csv`` has one row per student (a group submission gives each member a row with the group's
 scores), and for each derivation question a column ``formula ID`` with the machine's verdict on its
 final formula (equal, not equal, unreadable, unanswered); the statistics and the plot count each
-submission once.
+submission once. With hand-graded points (:mod:`.hand_graded`), each question graded by hand has its
+column too (empty where no TA has given points yet), and the totals, statistics and plot count them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from autograder.core.config import AssignmentConfig
 from autograder.core.results import GradescopeResults
 from autograder.course.gradescope_export import ExportEntry
+from autograder.course.hand_graded import Scores, hand_questions, scores_of
 from autograder.grading.derivation_grading import EXTRA_KEY, FormulaVerdict
 from autograder.grading.grade import summarize
 
@@ -40,6 +42,7 @@ class ScoreRow(BaseModel):
     email: str
     submitted_at: str
     scores: dict[str, float]  # question id -> points
+    hand: dict[str, float | None]  # question graded by hand -> its points (None: not given yet)
     formulas: dict[str, str]  # derivation question id -> the verdict on its final formula
     total: float
     out_of: float
@@ -52,6 +55,10 @@ class ScoreRow(BaseModel):
         for name, value in self.model_dump().items():
             if name == "scores":
                 cells.update({question: _number(points) for question, points in value.items()})
+            elif name == "hand":
+                cells.update(
+                    {question: "" if points is None else _number(points) for question, points in value.items()}
+                )
             elif name == "formulas":
                 cells.update({f"formula {question}": verdict for question, verdict in value.items()})
             elif isinstance(value, float):
@@ -90,14 +97,35 @@ def _formula_verdicts(results: GradescopeResults) -> dict[str, str]:
     return {question: FormulaVerdict.model_validate(verdict).status for question, verdict in kept.items()}
 
 
-def score_rows(config: AssignmentConfig, graded: list[GradedEntry]) -> list[ScoreRow]:
+def _hand(config: AssignmentConfig, hand: Scores | None, entry: ExportEntry, student_index: int = 0) -> dict:
+    """A submitter's hand-graded points by question ({} without any given)."""
+    if hand is None:
+        return {}
+    student = entry.metadata.submitters[student_index] if entry.metadata.submitters else None
+    found = scores_of(
+        hand,
+        entry.name,
+        (student.sid or "") if student else "",
+        (student.email or "") if student else "",
+        student.name if student else "",
+    )
+    return {q.id: (found or {}).get(q.id) for q in hand_questions(config)}
+
+
+def out_of(config: AssignmentConfig, hand: Scores | None) -> float:
+    """The points of a total: those results.json holds, and those given by hand when they are merged."""
+    return config.graded_points + (sum(q.points for q in hand_questions(config)) if hand is not None else 0)
+
+
+def score_rows(config: AssignmentConfig, graded: list[GradedEntry], hand: Scores | None = None) -> list[ScoreRow]:
     every_verdict = [_formula_verdicts(item.results) for item in graded]
     # The same verdict columns in every row: a submission that could not be graded has none ("").
     checked = list(dict.fromkeys(question for verdicts in every_verdict for question in verdicts))
     rows = []
     for item, verdicts in zip(graded, every_verdict):
         created = item.entry.metadata.created_at
-        for student in item.entry.metadata.submitters:
+        for index, student in enumerate(item.entry.metadata.submitters):
+            by_hand = _hand(config, hand, item.entry, index)
             rows.append(
                 ScoreRow(
                     submission=item.entry.name,
@@ -106,9 +134,10 @@ def score_rows(config: AssignmentConfig, graded: list[GradedEntry]) -> list[Scor
                     email=student.email or "",
                     submitted_at=created.isoformat() if created else "",
                     scores=_question_scores(config, item.results),
+                    hand=by_hand,
                     formulas={question: verdicts.get(question, "") for question in checked},
-                    total=item.results.score,
-                    out_of=config.graded_points,
+                    total=item.results.score + sum(p for p in by_hand.values() if p is not None),
+                    out_of=out_of(config, hand),
                     gradescope_score=item.entry.metadata.score,
                     status="graded" if item.graded else "not graded",
                 )
@@ -116,8 +145,8 @@ def score_rows(config: AssignmentConfig, graded: list[GradedEntry]) -> list[Scor
     return rows
 
 
-def scores_csv(config: AssignmentConfig, graded: list[GradedEntry]) -> str:
-    rows = [row.cells() for row in score_rows(config, graded)]
+def scores_csv(config: AssignmentConfig, graded: list[GradedEntry], hand: Scores | None = None) -> str:
+    rows = [row.cells() for row in score_rows(config, graded, hand)]
     stream = io.StringIO()
     writer = csv.DictWriter(stream, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -139,13 +168,18 @@ def _stats(question: str, title: str, points: float, scores: np.ndarray) -> Ques
     )
 
 
-def statistics(config: AssignmentConfig, graded: list[GradedEntry]) -> list[QuestionStats]:
-    """Per question, then the total, over every submission (one that could not be graded counts 0)."""
-    per_submission = [_question_scores(config, g.results) for g in graded]
-    scored = config.scored_questions
-    table = np.array([[scores[q.id] for q in scored] for scores in per_submission])
-    stats = [_stats(q.id, q.title, q.points, table[:, i]) for i, q in enumerate(scored)]
-    return stats + [_stats("total", "all questions", config.graded_points, table.sum(axis=1))]
+def statistics(config: AssignmentConfig, graded: list[GradedEntry], hand: Scores | None = None) -> list[QuestionStats]:
+    """Per question, then the total, over every submission (one that could not be graded counts 0,
+    as do points by hand not given yet)."""
+    by_hand = hand_questions(config) if hand is not None else []
+    per_submission = [
+        {**_question_scores(config, g.results), **{q: p or 0.0 for q, p in _hand(config, hand, g.entry).items()}}
+        for g in graded
+    ]
+    questions = [*config.scored_questions, *by_hand]
+    table = np.array([[scores[q.id] for q in questions] for scores in per_submission]).reshape(len(graded), -1)
+    stats = [_stats(q.id, q.title, q.points, table[:, i]) for i, q in enumerate(questions)]
+    return stats + [_stats("total", "all questions", out_of(config, hand), table.sum(axis=1))]
 
 
 def statistics_csv(stats: list[QuestionStats]) -> str:
@@ -157,23 +191,25 @@ def statistics_csv(stats: list[QuestionStats]) -> str:
     return stream.getvalue()
 
 
-def distribution_png(config: AssignmentConfig, graded: list[GradedEntry], stats: list[QuestionStats]) -> bytes:
+def distribution_png(
+    config: AssignmentConfig, graded: list[GradedEntry], stats: list[QuestionStats], hand: Scores | None = None
+) -> bytes:
     """Histogram of the totals beside each question's mean score (as a share of its points)."""
     from matplotlib.figure import Figure  # here: slow to import, and grading one submission needs none
 
-    totals = np.array([g.results.score for g in graded])
     total, questions = stats[-1], stats[:-1]
+    totals = np.array([g.results.score + sum(p or 0 for p in _hand(config, hand, g.entry).values()) for g in graded])
     # Figure without pyplot: no global backend or figure registry, safe in any process.
     figure = Figure(figsize=(13, 0.9 + 0.45 * max(len(questions), 8)), layout="constrained")
     histogram, bars = figure.subplots(1, 2, width_ratios=[1.15, 1])
 
     # 20 equal bins from 0 to full marks; the last one is closed, so full marks count in it.
-    histogram.hist(totals, bins=np.linspace(0.0, config.graded_points, 21), color="#4c72b0", edgecolor="white")
+    histogram.hist(totals, bins=np.linspace(0.0, total.points, 21), color="#4c72b0", edgecolor="white")
     histogram.axvline(total.mean, color="#dd8452", linewidth=2, label=f"mean {total.mean:.1f}")
     histogram.axvline(total.median, color="#55a868", linewidth=2, linestyle="--", label=f"median {total.median:.1f}")
     histogram.set(
-        xlim=(0, config.graded_points),
-        xlabel=f"total score (out of {config.graded_points:g})",
+        xlim=(0, total.points),
+        xlabel=f"total score (out of {total.points:g})",
         ylabel="submissions",
         title=f"Total scores of {len(totals)} submissions",
     )
