@@ -125,3 +125,26 @@ def test_every_command_works_with_every_option(name, checkout, tmp_path):
 
     ran(autograder(checkout, "build", name, "--out", str(tmp_path / f"{name}.zip")))
     assert (tmp_path / f"{name}.zip").stat().st_size > 0
+
+
+def test_a_broken_config_lists_every_problem_with_its_line(tmp_path):
+    """Issue 26: an authoring error names the file, the line, the offending value and the fix; every
+    problem at once, before anything is graded."""
+    from autograder.core.config import ConfigError, load_config
+
+    text = (REPO_ROOT / "autograder" / "assignments" / "word2vec" / "config.yaml").read_text()
+    first = next(line for line in text.splitlines() if line.startswith("  - {id: \"1a\""))
+    broken = tmp_path / "config.yaml"
+    broken.write_text(text.replace(first, first.replace("points: 4", "points: -4").replace("}", ", time_limt: 9}")))
+    with pytest.raises(ConfigError) as refused:
+        load_config(broken)
+    line = text.splitlines().index(first) + 1
+    message = str(refused.value)
+    assert "2 problem(s)" in message
+    assert f"{broken}:{line}: questions.0.points: Input should be greater than 0 (got -4)" in message
+    assert f"{broken}:{line}: questions.0.time_limt: Extra inputs are not permitted (got 9)" in message
+    total = next(n for n, l in enumerate(text.splitlines(), 1) if l.startswith("total_points"))
+    broken.write_text(text.replace("total_points: 40", "total_points: 41"))
+    with pytest.raises(ConfigError, match=rf"config.yaml:{total}: the config: question points add up to 40, but "
+                                          r"total_points is 41; change one of them"):
+        load_config(broken)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -285,12 +285,43 @@ def available_assignments() -> list[str]:
 
 def load_config(path: Path) -> AssignmentConfig:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))  # not the locale's: a Windows code page
-        return AssignmentConfig.model_validate(data)
+        text = path.read_text(encoding="utf-8")  # not the locale's: a Windows code page
+        return AssignmentConfig.model_validate(yaml.safe_load(text))
     except FileNotFoundError:
         raise ConfigError(f"no config at {path}") from None
-    except (yaml.YAMLError, ValidationError) as exc:
+    except yaml.YAMLError as exc:
         raise ConfigError(f"invalid assignment config {path}:\n{exc}") from None
+    except ValidationError as exc:
+        problems = [_located(error, text, path) for error in exc.errors()]
+        raise ConfigError(
+            f"invalid assignment config {path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems)
+        ) from None
+
+
+def _located(error: Any, text: str, path: Path) -> str:
+    """A validation error as ``path:line: where: what (got value)``: the line of the YAML node its
+    location names, the nearest one that exists (an extra key's own line, a missing one's parent)."""
+    node = yaml.compose(text)
+    message = str(error["msg"]).removeprefix("Value error, ")
+    keys = [k.value for k, _ in node.value] if isinstance(node, yaml.MappingNode) else []
+    # A rule over the whole config names the key it is about ("total_points is 7"): that key's line.
+    steps = error["loc"] or next(((key,) for key in keys if re.search(rf"\b{re.escape(key)}\b", message)), ())
+    for step in steps if node is not None else ():
+        children = dict((k.value, v) for k, v in node.value) if isinstance(node, yaml.MappingNode) else None
+        if children is not None and step in children:
+            node = children[step]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+        else:
+            break
+    where = ".".join(str(step) for step in error["loc"]) or "the config"
+    got = (
+        f" (got {error['input']!r})"
+        if error["type"] not in ("missing",) and not isinstance(error["input"], dict)
+        else ""
+    )
+    line = node.start_mark.line + 1 if node is not None else 1
+    return f"{path}:{line}: {where}: {message}{got}"
 
 
 def load_assignment(name: str, root: Path | None = None) -> Assignment:
