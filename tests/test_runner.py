@@ -474,7 +474,7 @@ def test_collect_tests_lists_every_problem(make_assignment):
     message = str(caught.value)
     where = f"autograder.assignments.{ASSIGNMENT}.public_tests.Bad"
     expected = [
-        f"the tests of {ASSIGNMENT} do not match its config",
+        f"the tests of {ASSIGNMENT} have 10 problem(s); nothing is graded until they are fixed",
         f"{where}.test_wrong_prefix: @number must start with '1.', got '2b.5'",
         f"{where}.test_no_tags: name the student functions it calls as 'module.function', with @tags "
         "or the class's `functions` (none were found in its self.call/self.check); got ()",
@@ -482,7 +482,7 @@ def test_collect_tests_lists_every_problem(make_assignment):
         f"{where}.test_wrong_visibility: @visibility must be 'visible' for a public test of "
         "question 1, got 'hidden' (or leave it out: the file decides)",
         f"{where}.test_zero_weight: @weight and @partial_credit need points > 0, got 0",
-        "Stray: question '7' is not in the config",
+        "class Stray: question '7' is not in the config",
         "HiddenBad.test_visible_hidden: @visibility must be 'hidden' for a hidden test of "
         "question 2b, got 'visible'",
         "test number 2b.5 is used more than once",
@@ -712,3 +712,22 @@ def test_an_argument_that_cannot_travel_is_the_tests_fault_not_the_students():
     with pytest.raises(UnsendableArgument, match=r"an argument of mod.f cannot be sent .*a dict: \{\('a', 'b'\): 1\}"):
         encode_request("mod.f", ({("a", "b"): 1},), {}, return_args=False, seed=0)
     encode_request("mod.f", ({"a": [1, (2, "x")]}, None), {"k": 1.5}, return_args=False, seed=0)  # these travel
+
+
+def test_a_test_file_that_cannot_be_imported_is_a_located_problem_not_a_traceback(monkeypatch):
+    """Issue 26: a syntax error in a test file printed a traceback from importlib; it is now one
+    problem at the file and line, as the config's are."""
+    from autograder.grading import collect
+
+    def broken(name):
+        error = SyntaxError("expected ':'")
+        error.filename, error.lineno, error.text = "/course/autograder/assignments/rnn/public_tests.py", 24, "def f()\n"
+        raise error
+
+    monkeypatch.setattr(collect, "optional_module", broken)
+    problems: list[str] = []
+    assert collect._test_module("autograder.assignments.rnn.public_tests", problems) is None
+    assert problems == ["/course/autograder/assignments/rnn/public_tests.py:24: expected ':': def f()"]
+    monkeypatch.setattr(collect, "optional_module", lambda name: {}["missing"])
+    collect._test_module("autograder.assignments.rnn.public_tests", problems)
+    assert problems[1].endswith("KeyError: 'missing' (while autograder.assignments.rnn.public_tests is imported)")

@@ -28,6 +28,7 @@ import inspect
 import math
 import re
 import textwrap
+import traceback
 import unittest
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -118,25 +119,54 @@ def declared_tests(
                          m.kind == "hidden", _name(m))
             )  # fmt: skip
     if problems:
-        raise ConfigError(f"the tests of {assignment.name} do not match its config:\n  " + "\n  ".join(problems))
+        raise ConfigError(
+            f"the tests of {assignment.name} have {len(problems)} problem(s); nothing is graded until they are "
+            "fixed:\n  " + "\n  ".join(problems)
+        )
     return by_question
 
 
 def _found(assignment: Assignment, config: AssignmentConfig, problems: list[str]) -> dict[str, list[_Method]]:
     """The test methods of each question, in the order they are written, public ones first."""
     found: dict[str, list[_Method]] = {q.id: [] for q in config.questions}
+    ids = ", ".join(found)
     for kind, module_name in assignment.test_modules.items():
-        module = optional_module(module_name)
+        module = _test_module(module_name, problems)
         for cls in _test_classes(module) if module else []:
             for method in _methods_in_order(cls):
                 question = cls.question or str(getattr(getattr(cls, method), "__number__", "")).rpartition(".")[0]
                 if question in found:
                     found[question].append(_Method(cls, method, kind, question))
-                elif not question:
-                    problems.append(f'{cls.__module__}.{cls.__name__}: set `question = "ID"` to its question\'s id')
-                else:
-                    problems.append(f"{cls.__module__}.{cls.__name__}: question {question!r} is not in the config")
+                    continue
+                why = f"question {question!r} is not in the config ({ids})" if question else "it names no question"
+                problem = f'{_where(cls)}: class {cls.__name__}: {why}; set `question = "ID"` to one of its ids'
+                if problem not in problems:  # once per class, not once per test
+                    problems.append(problem)
     return found
+
+
+def _test_module(name: str, problems: list[str]) -> ModuleType | None:
+    """The test module ``name`` (None when there is none); one that cannot be imported is a problem
+    at its file and line, not a traceback."""
+    try:
+        return optional_module(name)
+    except SyntaxError as error:
+        problems.append(f"{error.filename}:{error.lineno}: {error.msg}: {(error.text or '').strip()}")
+    except Exception as error:  # noqa: BLE001 - whatever the file raises while it is imported is its problem
+        frame = next(
+            (f for f in reversed(traceback.extract_tb(error.__traceback__)) if "assignments" in f.filename), None
+        )
+        where = f"{frame.filename}:{frame.lineno}" if frame else name
+        problems.append(f"{where}: {type(error).__name__}: {error} (while {name} is imported)")
+    return None
+
+
+def _where(cls: type) -> str:
+    """``file:line`` of a class's source, or its module's name for a class with none."""
+    try:
+        return f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}"
+    except (OSError, TypeError):
+        return cls.__module__
 
 
 def _test_classes(module: ModuleType) -> list[type[GradedTestCase]]:
