@@ -915,7 +915,7 @@ def test_a_notation_the_reader_cannot_read_is_refused_with_every_problem_located
     fake = types.SimpleNamespace(__file__=str(source), DERIVATIONS={"1a": DerivationQuestion(notation, (), ())})
     monkeypatch.setattr(module_under_test, "optional_module", lambda name: fake)
     with pytest.raises(ConfigError) as refused:
-        module_under_test.handout_data("rnncell")
+        module_under_test.declared_derivations("rnncell")
     message = str(refused.value)
     assert "has 2 problem(s)" in message
     assert f"{source}:3: 'Wx' (a spelling of Wx) is not one symbol: write" in message
@@ -924,4 +924,4 @@ def test_a_notation_the_reader_cannot_read_is_refused_with_every_problem_located
         Symbol("x", "vector", ("n",)), Symbol("W", "matrix", ("n", "n")), Symbol("h", "vector", ("n",), define="x W +")))
     fake.DERIVATIONS = {"1a": DerivationQuestion(fixed, (), ())}
     with pytest.raises(ConfigError, match=r"handout.py:5: 'x W \+' \(the definition of h\) cannot be read: it ends too soon"):
-        module_under_test.handout_data("rnncell")
+        module_under_test.declared_derivations("rnncell")

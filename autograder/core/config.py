@@ -292,16 +292,17 @@ def load_config(path: Path) -> AssignmentConfig:
     except yaml.YAMLError as exc:
         raise ConfigError(f"invalid assignment config {path}:\n{exc}") from None
     except ValidationError as exc:
-        problems = [_located(error, text, path) for error in exc.errors()]
+        root = yaml.compose(text)  # the nodes, with the line each starts on
+        problems = [_located(error, root, path) for error in exc.errors()]
         raise ConfigError(
             f"invalid assignment config {path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems)
         ) from None
 
 
-def _located(error: Any, text: str, path: Path) -> str:
+def _located(error: Any, root: yaml.Node | None, path: Path) -> str:
     """A validation error as ``path:line: where: what (got value)``: the line of the YAML node its
     location names, the nearest one that exists (an extra key's own line, a missing one's parent)."""
-    node = yaml.compose(text)
+    node = root
     message = str(error["msg"]).removeprefix("Value error, ")
     keys = [k.value for k, _ in node.value] if isinstance(node, yaml.MappingNode) else []
     # A rule over the whole config names the key it is about ("total_points is 7"): that key's line.
@@ -315,11 +316,7 @@ def _located(error: Any, text: str, path: Path) -> str:
         else:
             break
     where = ".".join(str(step) for step in error["loc"]) or "the config"
-    got = (
-        f" (got {error['input']!r})"
-        if error["type"] not in ("missing",) and not isinstance(error["input"], dict)
-        else ""
-    )
+    got = f" (got {error['input']!r})" if error["type"] != "missing" and not isinstance(error["input"], dict) else ""
     line = node.start_mark.line + 1 if node is not None else 1
     return f"{path}:{line}: {where}: {message}{got}"
 

@@ -8,7 +8,6 @@ import base64
 import hashlib
 import re
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 import nbformat
@@ -18,7 +17,7 @@ from autograder.core.config import Assignment
 from autograder.written.answers import METADATA_KEY, PLACEHOLDER
 from autograder.written.derivations.catalogue import with_notation_table, with_region
 from autograder.written.derivations.verdict import final_formulas
-from autograder.written.handout_data import handout_data
+from autograder.written.handout_data import declared_derivations, handout_data
 from autograder.written.handout_source import Handout, HandoutError, HandoutQuestion, load_handout
 
 _IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\(figures/(?P<name>[A-Za-z0-9_.-]+\.svg)\)")
@@ -97,7 +96,7 @@ class _Cells:
 
 
 def notebook(assignment: Assignment, handout: Handout, images: dict[str, bytes]) -> str:
-    cells = _Cells(images, partial(generated, assignment))
+    cells = _Cells(images, generated(assignment))
     blocks = {block.start: block for block in handout.blocks}
     starts = {line for line, _ in handout.headings}
     open_question: HandoutQuestion | None = None
@@ -155,12 +154,18 @@ def answer_sheet(assignment: Assignment, handout: Handout) -> str:
     return "\n".join(parts)
 
 
-def generated(assignment: Assignment, source: str) -> str:
-    """``source`` with what is written from code where it says so: the notation table, and the
-    paragraph on the final formulas read by machine, from the assignment's own notation."""
-    derivations = handout_data(assignment).derivations
-    source = with_notation_table(source)
-    return with_region(source, "final formulas", final_formulas(derivations)) if derivations else source
+def generated(assignment: Assignment) -> Callable[[str], str]:
+    """What writes into a source what is written from code where it says so: the notation table,
+    and the paragraph on the final formulas read by machine, from the assignment's own notation.
+    The paragraph is made once, for every cell it is written into."""
+    derivations = declared_derivations(assignment)
+    paragraph = final_formulas(derivations) if derivations else ""
+
+    def write(source: str) -> str:
+        source = with_notation_table(source)
+        return with_region(source, "final formulas", paragraph) if paragraph else source
+
+    return write
 
 
 def build(assignment: Assignment) -> dict[Path, bytes]:
@@ -171,7 +176,7 @@ def build(assignment: Assignment) -> dict[Path, bytes]:
     files = {folder / "figures" / name: data for name, data in images.items()}
     files[folder / f"{assignment.name}.ipynb"] = notebook(assignment, handout, images).encode("utf-8")
     files[folder / f"{assignment.name}_answers.md"] = answer_sheet(assignment, handout).encode("utf-8")
-    files[handout.path] = generated(assignment, handout.path.read_text(encoding="utf-8")).encode("utf-8")
+    files[handout.path] = generated(assignment)(handout.path.read_text(encoding="utf-8")).encode("utf-8")
     return files
 
 

@@ -22,7 +22,7 @@ from autograder.core.config import Assignment, ManualQuestion, Question
 from autograder.written.answers import Answer, AnswerSheet, Unplaced, read_answers, read_markdown
 from autograder.written.derivations.verdict import DerivationQuestion, describe
 from autograder.written.formats import AnswerFormat, AnswerFormatError, NotAnsweredYet
-from autograder.written.handout_data import handout_data
+from autograder.written.handout_data import declared_derivations, handout_data
 from autograder.written.intent import Guesser
 from autograder.written.labels import read_label, sort_key, split_label
 from autograder.written.latex import scan
@@ -105,7 +105,7 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
     config = assignment.config
     formats = handout_data(assignment).answer_formats
     statuses, problems = [], list(sheet.problems)
-    derivations = handout_data(assignment).derivations
+    derivations = declared_derivations(assignment)
     for question in sorted(config.written_questions, key=lambda q: sort_key(q.id)):
         statuses.append(_status(question, sheet, formats.get(question.id), derivations.get(question.id)))
         text = sheet.text(question.id)

@@ -23,21 +23,29 @@ class HandoutData:
 
 
 def handout_data(assignment: Assignment | str) -> HandoutData:
-    """The data of ``assignment`` (or of the assignment of that name); a notation the reader cannot
-    read is refused with every problem, located, before anything is graded."""
+    """The data of ``assignment`` (or of the assignment of that name)."""
     module = optional_module(f"autograder.assignments.{getattr(assignment, 'name', assignment)}.handout")
     if module is None:
         return HandoutData()
-    data = HandoutData(
+    return HandoutData(
         getattr(module, "FIGURES", {}), getattr(module, "ANSWER_FORMATS", {}), getattr(module, "DERIVATIONS", {})
     )
-    source = Path(module.__file__ or "handout.py")
-    problems = list(dict.fromkeys(p for form in data.derivations.values() for p in notation_problems(form.notation)))
+
+
+def declared_derivations(assignment: Assignment | str) -> dict[str, DerivationQuestion]:
+    """The derivation questions ``handout.py`` declares; a notation the reader cannot read is
+    refused with every problem, located, before anything is judged with it."""
+    name = getattr(assignment, "name", assignment)
+    derivations = handout_data(name).derivations
+    notations = {id(form.notation): form.notation for form in derivations.values()}  # questions share them
+    problems = list(dict.fromkeys(p for notation in notations.values() for p in notation_problems(notation)))
     if problems:
+        module = optional_module(f"autograder.assignments.{name}.handout")
+        source = Path(getattr(module, "__file__", None) or "handout.py")
         lines = source.read_text(encoding="utf-8").splitlines() if source.is_file() else []
         located = [f"{source}:{_line_of(problem, lines)}: {problem}" for problem in problems]
         raise ConfigError(f"the notation in {source.name} has {len(problems)} problem(s):\n  " + "\n  ".join(located))
-    return data
+    return derivations
 
 
 def _line_of(problem: str, lines: list[str]) -> int:
@@ -54,7 +62,7 @@ class NoReferenceFormulas(ConfigError):
 def derivation_questions(assignment: Assignment) -> dict[str, DerivationQuestion]:
     """The derivation questions of ``assignment`` with their reference formulas, which only the
     repository and the Gradescope autograder have (``reference_formulas.py``; not in the bundle)."""
-    declared = handout_data(assignment).derivations
+    declared = declared_derivations(assignment)
     if not declared:
         return {}
     module = optional_module(f"autograder.assignments.{assignment.name}.reference_formulas")

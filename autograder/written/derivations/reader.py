@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 
 from autograder.written.derivations.notation import Notation
-from autograder.written.derivations.spellings import GREEK, as_latex, unicode_as_latex
+from autograder.written.derivations.spellings import GREEK, as_latex
 from autograder.written.derivations.tree import (
     Call,
     Defined,
@@ -454,7 +454,7 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
         return node, ""
     if reader.peek().text in _STOPS or reader.word_starts():
         start = reader.peek().start
-        return node, unicode_as_latex(latex)[start:].strip()
+        return node, as_latex(latex)[start:].strip()  # the text the tokens index
     raise ReadError(f"it cannot be read from '{reader.peek().text}' on")
 
 
