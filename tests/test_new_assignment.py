@@ -146,3 +146,15 @@ def test_grade_or_release_before_the_starter_exists_says_how_to_make_it(created,
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "python -m autograder release demo --out" in done.stderr and "--starter-only" in done.stderr
     assert not (created / "bundle").exists()
+
+
+def test_the_templates_fit_the_line_length_with_the_longest_name():
+    """A name is up to 31 characters: with it, every line of the generated Python still fits ruff's
+    120 (a TA's first validate once failed for any name of 7 letters or more)."""
+    from autograder.course.new import TEMPLATES
+
+    longest = "a" * 31
+    long_lines = [f"{path.name}:{number}" for path in TEMPLATES.rglob("*.py.tmpl")
+                  for number, line in enumerate(path.read_text().splitlines(), 1)
+                  if len(line.replace("@NAME@", longest)) > 120]
+    assert long_lines == []

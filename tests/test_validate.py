@@ -7,7 +7,7 @@ import pytest
 
 from autograder.core.config import ConfigError
 from autograder.course import validate as validating
-from autograder.written import handout_data
+from autograder.grading import derivation_grading
 
 
 def test_the_shipped_assignment_is_ready_and_every_check_says_what_it_saw():
@@ -24,7 +24,7 @@ def test_a_notation_that_cannot_be_read_is_said_once_and_nothing_is_graded_on_it
     def refused(assignment):
         raise ConfigError("the notation in handout.py has 1 problem(s):\n  handout.py:23: 'Wx' is not one symbol")
 
-    monkeypatch.setattr(handout_data, "derivation_questions", refused)
+    monkeypatch.setattr(derivation_grading, "derivation_questions", refused)
     outcomes = {o.check: o for o in validating.validate("word2vec")}
     notation = outcomes["the notation of derivations"]
     assert notation.ok is False and "handout.py:23: 'Wx' is not one symbol" in notation.detail
@@ -34,10 +34,26 @@ def test_a_notation_that_cannot_be_read_is_said_once_and_nothing_is_graded_on_it
         assert outcomes[waiting].ok is None and "must be fixed first" in outcomes[waiting].detail
 
 
-def test_a_config_that_cannot_be_loaded_is_the_one_outcome():
+def test_a_config_that_cannot_be_loaded_fails_and_every_other_check_waits():
     outcomes = validating.validate("no_such_assignment")
-    assert len(outcomes) == 1 and outcomes[0].ok is False and "unknown assignment" in outcomes[0].detail
+    assert outcomes[0].ok is False and "unknown assignment" in outcomes[0].detail
     assert "python -m autograder new no_such_assignment" in outcomes[0].fix
+    assert [o.check for o in outcomes] == [title for title, _, _ in validating.CHECKS]
+    assert all(o.ok is None and "config above" in o.detail for o in outcomes[1:])
+
+
+def test_tests_that_do_not_fit_the_config_are_said_once_and_nothing_is_graded(monkeypatch):
+    from autograder.grading import runner
+
+    def refused(assignment, *args, **kwargs):
+        raise ConfigError("the tests of word2vec have 1 problem(s): public_tests.py:18: '(' was never closed")
+
+    monkeypatch.setattr(runner, "collect_tests", refused)
+    outcomes = {o.check: o for o in validating.validate("word2vec")}
+    assert outcomes["the tests fit the config"].ok is False
+    assert "public_tests.py:18" in outcomes["the tests fit the config"].detail
+    assert outcomes["the reference gets full marks"].ok is None
+    assert outcomes["the bundle: nothing given away, its check passes the reference"].ok is None
 
 
 @pytest.mark.parametrize("ok, says", [(True, "ready to release"), (False, "1 failed: lint and format")])

@@ -153,7 +153,8 @@ def export_pages(assignment: Assignment, students: list[Student], out: Path) -> 
     questions: list[ManualQuestion] = sorted(assignment.config.manual_questions, key=lambda q: sort_key(q.id))
     try:
         handout = load_handout(assignment)
-        asked = {q.id: handout.body(q) for q in handout.questions}
+        # The handout's markers of what is written from code are comments, not text to show.
+        asked = {q.id: _COMMENT.sub("", handout.body(q)) for q in handout.questions}
     except HandoutError:
         asked = {}  # without the handout source, the pages show the answers only
     reference = _reference_answers(assignment)
@@ -207,6 +208,7 @@ def export_pages(assignment: Assignment, students: list[Student], out: Path) -> 
 
 
 _VERDICT_ORDER = ("equal", "not equal", "unreadable")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def _derivations(assignment: Assignment) -> dict[str, DerivationQuestion]:

@@ -56,13 +56,27 @@ def _points(assignment: Assignment) -> Found:
 
 
 def _notation(assignment: Assignment) -> Found:
-    from autograder.written.handout_data import derivation_questions
+    from autograder.grading.derivation_grading import derivations_to_judge
 
     try:
-        questions = derivation_questions(assignment)
+        questions = derivations_to_judge(assignment)
     except ConfigError as error:
-        return Found(False, str(error), "each line above says what to write instead")
-    return Found(True, f"{len(questions)} derivation questions read by machine")
+        return Found(False, str(error), "each line says what to write instead")
+    return Found(True, f"derivation questions read by machine: {len(questions)}")
+
+
+def _ready(assignment: Assignment) -> Found:
+    """The tests and the starter's given files against the config: check_ready's other parts, the
+    derivations being the row above."""
+    from autograder.grading.grade import worker_spec
+    from autograder.grading.runner import collect_tests
+
+    try:
+        collect_tests(assignment)
+        worker_spec(assignment, {})
+    except ConfigError as error:
+        return Found(False, str(error), "each line names the file and line to fix")
+    return Found(True, "the tests and the starter's given files fit the config")
 
 
 def _handouts(assignment: Assignment) -> Found:
@@ -161,7 +175,7 @@ def _run(folder: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
 def _lint(assignment: Assignment) -> Found:
     package = assignment.root / "autograder" / "assignments" / assignment.name
     problems = [
-        done.stdout.strip()
+        "\n".join(done.stdout.strip().splitlines()[:3])  # where each problem is; ruff --fix says the rest
         for command in (["check", "-q"], ["format", "--check", "-q"])
         if (
             done := subprocess.run(
@@ -170,7 +184,10 @@ def _lint(assignment: Assignment) -> Found:
         ).returncode
     ]
     if problems:
-        return Found(False, " ".join(problems)[-400:], f"ruff check --fix {package} && ruff format {package}")
+        ruff = f"{sys.executable} -m ruff"
+        return Found(
+            False, "\n".join(problems), f"{ruff} format {package}; then {ruff} check {package} says what is left"
+        )
     return Found(True, f"ruff is clean on autograder/assignments/{assignment.name}")
 
 
@@ -182,12 +199,13 @@ def _not_here(assignment: Assignment) -> Found:
     )
 
 
-# The first two read the assignment's files; while one of them fails, the checks that grade or
+# The first three read the assignment's files; while one of them fails, the checks that grade or
 # release would only say the same problem again (a grading that crashes on it), so they wait.
-_PREREQUISITES = 2
+_PREREQUISITES = 3
 CHECKS: tuple[tuple[str, Check, bool], ...] = (  # (title, check, whether it waits for the prerequisites)
     ("config and points", _points, False),
     ("the notation of derivations", _notation, False),
+    ("the tests fit the config", _ready, False),
     ("lint and format", _lint, False),
     ("generated handouts up to date", _handouts, True),
     ("the reference answers' final formulas", _formulas, True),
@@ -206,7 +224,8 @@ def validate(name: str) -> list[Outcome]:
     except ConfigError as error:
         config = REPO_ROOT / "autograder" / "assignments" / name / "config.yaml"
         fix = f"fix {config}" if config.is_file() else f"check the name, or start one: python -m autograder new {name}"
-        return [Outcome(CHECKS[0][0], False, str(error), fix)]
+        waiting = [Outcome(title, None, "not run: the config above must be fixed first") for title, _, _ in CHECKS[1:]]
+        return [Outcome(CHECKS[0][0], False, str(error), fix), *waiting]
     outcomes: list[Outcome] = []
     for title, check, waits in CHECKS:
         if waits and any(o.ok is False for o in outcomes[:_PREREQUISITES]):
