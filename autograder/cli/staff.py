@@ -409,10 +409,11 @@ def add_validate(commands: Commands) -> None:
         "validate",
         help="run every check the framework has on one assignment: is it ready to release?",
         description="Run the framework's checks on one assignment and print what holds, with the fix for\n"
-        "what does not: the config and its points, the notation of derivations, the generated\n"
-        "handouts, lint and format, the reference answers' final formulas, the reference's full\n"
-        "marks, the starter's 0 without a crash, and the bundle (nothing given away, its check\n"
-        "passing the reference). One failure does not stop the others. Exit status 1 when any fails.",
+        "what does not: the config and its points, the notation of derivations, the tests against\n"
+        "the config, lint and format, the generated handouts, the reference answers' final formulas,\n"
+        "the reference's full marks, the starter's 0 without a crash, and the bundle (nothing given\n"
+        "away, its check passing the reference). While the config, the notation or the tests fail,\n"
+        "the checks that would grade on them wait. Exit status 1 when any fails.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  python -m autograder validate word2vec",
     )
