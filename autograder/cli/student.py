@@ -21,6 +21,8 @@ def _check(args: argparse.Namespace) -> int:
     for line in isolation.notice():  # once, before the results: what is off, and why
         print(line)
     check = run_check(assignment, folder, isolation)
+    if args.only:
+        check = check.only(args.only)
     print_check(assignment, folder, check)
     if args.results:
         write_results(check.results, Path(args.results))
@@ -96,7 +98,8 @@ def add_check(commands: Commands) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  python -m autograder check word2vec            # in the folder of the bundle\n"
         "  python -m autograder check parser assignment/parser\n"
-        "  python -m autograder check word2vec --portable # as on Windows and macOS",
+        "  python -m autograder check word2vec --portable # as on Windows and macOS\n"
+        "  python -m autograder check word2vec --only sgd # what `python sgd.py` runs",
     )
     add_assignment(check)
     check.add_argument(
@@ -111,6 +114,12 @@ def add_check(commands: Commands) -> None:
         action="store_true",
         help="run your code in plain subprocesses, as on Windows and macOS, even on Linux "
         f"(the same as setting {PORTABLE_ENV}=1)",
+    )
+    check.add_argument(
+        "--only",
+        metavar="MODULE",
+        help="report only the tests of the functions in MODULE.py (the self-check at the bottom of a "
+        "file you complete runs this)",
     )
     check.set_defaults(run=_check)
 

@@ -20,7 +20,7 @@ from autograder.core.config import Assignment
 from autograder.core.results import GradescopeResults
 from autograder.course.report import print_table
 from autograder.grading.expected import RecordedReference
-from autograder.grading.grade import grade, summarize
+from autograder.grading.grade import grade, question_of, summarize
 from autograder.grading.runner import collect_tests
 
 
@@ -28,10 +28,19 @@ from autograder.grading.runner import collect_tests
 class SelfCheck:
     results: GradescopeResults
     hidden: dict[str, float]  # question id -> points in hidden tests (only those with some)
+    module: str = ""  # with --only: the file whose functions' tests these are
 
     @property
     def passed(self) -> bool:
         return all(test.status == "passed" for test in self.results.tests)
+
+    def only(self, module: str) -> SelfCheck:
+        """The tests of ``module``'s functions (those tagged ``module.*``): a file's self-check."""
+        tests = [t for t in self.results.tests if any(tag.startswith(f"{module}.") for tag in t.tags)]
+        questions = {question_of(t.number) for t in tests}
+        results = self.results.model_copy(update={"tests": tests, "score": round(sum(t.score for t in tests), 9),
+                                                  "output": ""})  # fmt: skip
+        return SelfCheck(results, {q: p for q, p in self.hidden.items() if q in questions}, module)
 
 
 def run_check(assignment: Assignment, folder: Path, isolation: Isolation | None = None) -> SelfCheck:
@@ -50,9 +59,10 @@ def _points(value: float) -> str:
 
 def print_check(assignment: Assignment, folder: Path, check: SelfCheck, console: Console | None = None) -> None:
     console = console or Console()
+    shown = {question_of(t.number) for t in check.results.tests}
     print_table(
-        f"Public tests of {assignment.config.title}: {folder}",
-        summarize(assignment.config, check.results),
+        f"Public tests of {check.module + '.py in ' if check.module else ''}{assignment.config.title}: {folder}",
+        [s for s in summarize(assignment.config, check.results) if not check.module or s.id in shown],
         check.results,
         console=console,
         verbose=True,
@@ -68,6 +78,8 @@ def print_check(assignment: Assignment, folder: Path, check: SelfCheck, console:
             highlight=False,
         )
     config = assignment.config
+    if check.module:
+        return  # a file's self-check: the written questions are check-written's
     by_hand = sum(q.points for q in config.manual_questions if not q.auto_grade)
     by_machine = [q for q in config.manual_questions if q.auto_grade]
     if by_hand or by_machine:

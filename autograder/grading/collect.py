@@ -16,6 +16,9 @@ A test declares only what differs from these defaults:
   ``self.expect`` and their kin;
 - its **name**: the first line of its docstring.
 
+A ``Cases`` table in either file (:mod:`autograder.grading.cases`) adds a test per row, after the file's
+classes, each row declaring the same things as data.
+
 In the student bundle the hidden tests are absent, so a share of points cannot be worked out there:
 ``release`` records the points of every public test (:meth:`autograder.grading.expected.Recording`)
 and the bundle takes them from the recording.
@@ -36,6 +39,7 @@ from types import ModuleType
 from typing import Any
 
 from autograder.core.config import Assignment, AssignmentConfig, ConfigError, optional_module
+from autograder.grading.cases import Cases
 from autograder.grading.testing import GradedTestCase
 
 TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -162,7 +166,9 @@ def _test_module(name: str, problems: list[str]) -> ModuleType | None:
 
 
 def _where(cls: type) -> str:
-    """``file:line`` of a class's source, or its module's name for a class with none."""
+    """``file:line`` of a class's source (a table's: its first row's), or its module's name for a class with none."""
+    if written_at := getattr(cls, "written_at", None):
+        return str(written_at)
     try:
         return f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}"
     except (OSError, TypeError):
@@ -170,12 +176,14 @@ def _where(cls: type) -> str:
 
 
 def _test_classes(module: ModuleType) -> list[type[GradedTestCase]]:
+    """Its test classes in the order written, then those of its tables of cases."""
     classes = [
         obj
         for _, obj in inspect.getmembers(module, inspect.isclass)
         if issubclass(obj, GradedTestCase) and obj.__module__ == module.__name__
     ]
-    return sorted(classes, key=_class_line)
+    tables = [value for value in vars(module).values() if isinstance(value, Cases)]
+    return sorted(classes, key=_class_line) + [c for table in tables for c in table.test_classes(module.__name__)]
 
 
 def _class_line(cls: type) -> int:
