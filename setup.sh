@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv in the repository and installs the project with its pinned dependencies and the
 # tests' tools. Safe to run again: an existing venv is reused and pip only installs what is missing.
-#   ./setup.sh                 what grading and the tests need, with python3 (PYTHON=... to choose)
+#   ./setup.sh                 what grading, the TAs' tools and the tests need, with python3
+#                              (PYTHON=... to choose)
 #   ./setup.sh --with-torch    also PyTorch (CPU), for the cross-checks of Adam and the parser's
 #                              gradients against torch (tests/test_parser_torch.py; CI uses this)
 #   ./setup.sh --python 3.10   the same in .venv-3.10, with Python 3.10 (found on PATH or in pyenv)
@@ -9,14 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 SUPPORTED="3.14 3.13 3.12 3.11 3.10"
-EXTRAS="test"
+EXTRAS="test,staff"
 VENV=.venv
 WANTED=""
 while [ $# -gt 0 ]; do
     case "$1" in
-        --with-torch) EXTRAS="test,torch" ;;
+        --with-torch) EXTRAS="$EXTRAS,torch" ;;
         --python) WANTED="${2:-}"; shift || true ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "error: unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -71,6 +72,8 @@ if [ ! -x "$VENV/bin/python" ]; then
     }
 fi
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
+# The browser tests run in the main venv only (the other Pythons run the smoke tests).
+if [ "$VENV" = .venv ]; then EXTRAS="$EXTRAS,browser"; fi
 "$VENV/bin/python" -m pip install --quiet -e ".[$EXTRAS]"
 # Where PYTHONDONTWRITEBYTECODE is set, Python never caches the bytecode of our own modules, and every
 # grading would compile the framework again (about 0.15 s).

@@ -106,16 +106,27 @@ def test_collect_command_alias(tmp_path, repo):
     assert "warning: No written answers found" in run.stdout
 
 
-def test_markdown_rendering_keeps_math_and_escapes_html():
+def test_markdown_rendering_typesets_math_and_escapes_html():
     html = render("Loss $a*b*c$ and $$\\sum_i x_i * y_i$$ <script>alert(1)</script> **bold**")
-    assert "$a*b*c$" in html and "$$\\sum_i x_i * y_i$$" in html
+    assert '<math display="inline"><mrow><mi>a</mi><mo>*</mo>' in html and '<math display="block">' in html
     assert "<script>" not in html and "&lt;script&gt;" in html and "<strong>bold</strong>" in html
+    assert "$" not in html  # Markdown never saw the math: no * became italics
     # Math outside $ as notebooks show it: Markdown would eat the backslashes of \[ and of rows \\.
     html = render("\\[ x_1 * y_2 \\] and \\begin{align*} a &= b \\\\ c &= d \\end{align*}, \\(z_i\\)")
-    assert "\\[ x_1 * y_2 \\]" in html and "a &amp;= b \\\\ c" in html and "\\(z_i\\)" in html
+    assert html.count("<math") == 3 and "<mtable" in html and "\\" not in html
     # A formula in unicode without $, as the derivation reader takes it: its _ are no italics.
     html = render("So\n\n∂J/∂v_c = ∑_{k=1}^{K} σ(u_{w_k}ᵀ v_c) u_{w_k}\n\nand *this* is _it_.")
     assert "∑_{k=1}^{K} σ(u_{w_k}ᵀ v_c) u_{w_k}" in html and "<em>this</em> is <em>it</em>" in html
+
+
+@pytest.mark.parametrize(
+    "latex",
+    ["\\text{<script>alert(1)</script>}", "\\href{javascript:alert(1)}{x}", "\\style{color:red}{x}", "\\notacommand{x}"],
+)
+def test_math_that_cannot_be_typeset_safely_and_whole_is_shown_as_code(latex):
+    html = render(f"Then ${latex}$ holds.")
+    assert "<math" not in html and "<script" not in html and "href=" not in html and "style=" not in html
+    assert '<code class="latex">$' in html
 
 
 def make_export(root, repo):
@@ -150,7 +161,8 @@ def test_export_writes_one_page_per_question_graded_by_hand(tmp_path, repo):
     assert "<summary>Reference answer</summary>" in page and "Dividing a vector by its length" in page
     assert "Suppose you classify short phrases" in page  # the question, from the handout
     gradient = (tmp_path / "pages" / "2b-ii.html").read_text()
-    assert "$a*b*c$" in gradient and "&lt;script&gt;" in gradient and "<script>alert" not in gradient
+    assert "<mi>a</mi><mo>*</mo><mi>b</mi>" in gradient and "&lt;script&gt;" in gradient
+    assert gradient.count("<script") == 1  # the page's own, never the student's
     index = (tmp_path / "pages" / "index.html").read_text()
     assert 'href="2b-ii.html"' in index and "notes to myself" in index
 
@@ -179,3 +191,11 @@ def test_a_name_above_every_answer_is_only_a_note(tmp_path, repo):
     check = check_answers(folder / "written.md", WORD2VEC)
     assert check.notes == ["line 1: 'Ada Lovelace, student 1815' is above every answer and not graded "
                            "(fine for a name or a title)"]
+
+
+def test_how_the_machine_read_a_formula_shows_symbols_not_latex_names():
+    from autograder.course.mathml import in_symbols
+
+    assert in_symbols("d/d\\theta read as U^T (\\hat y - y)") == "d/dθ read as U^T (ŷ - y)"
+    assert in_symbols("\\hat{x}_j \\odot \\sigma(z)") == "x̂_j ⊙ σ(z)"
+    assert in_symbols("\\unknown{a}") == "\\unknown{a}"  # a name it does not know stays as written

@@ -295,7 +295,7 @@ def add_export_written(commands: Commands) -> None:
         description="Read the written answers of every SOURCE: a Gradescope 'Export Submissions' folder\n"
         "(the unpacked zip), a submission folder, or an answer file (.ipynb or .md). Write to\n"
         "--out an index.html and, for each question graded by hand, a page with the question,\n"
-        "the reference answer (folded) and every student's answer, math typeset by MathJax.\n"
+        "the reference answer (folded) and every student's answer, math typeset as MathML, offline.\n"
         "The index lists students without an answer file and text placed under no question.\n"
         "On the page of a derivation whose final formula the machine checks, each answer shows\n"
         "the verdict (equal; not equal, with how it differs; unreadable, with why), and the\n"
