@@ -126,10 +126,11 @@ def assert_complete(results: GradescopeResults, grader: Grader) -> None:
 def assert_questions_complete(results: GradescopeResults, config: AssignmentConfig) -> None:
     """Every declared question is present with exactly its declared points."""
     scores = question_scores(results)
-    assert sorted(scores) == sorted(q.id for q in config.questions)
-    for question in config.questions:
+    # What results.json scores: the questions, and written ones graded by machine (auto_grade: true).
+    assert sorted(scores) == sorted(q.id for q in config.scored_questions)
+    for question in config.scored_questions:
         assert scores[question.id][1] == pytest.approx(question.points), question.id
-    assert results.max_score == pytest.approx(config.total_points)
+    assert results.max_score == pytest.approx(config.graded_points)
 
 
 def check_starter_scores_zero(grader: Grader, starter: Path) -> None:

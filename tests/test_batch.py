@@ -328,7 +328,7 @@ def test_every_assignment_regrades_a_class(name, tmp_path, repo):
     reference, starter = rows[planted[0].name], rows[planted[1].name]
     assert [float(reference[q.id]) for q in code] == [q.points for q in code]
     assert [float(starter[q.id]) for q in code] == [0.0] * len(code)
-    assert float(reference["out_of"]) == assignment.config.total_points
+    assert float(reference["out_of"]) == assignment.config.graded_points
 
 
 def test_points_given_by_hand_join_the_gradebook_end_to_end(graded, word2vec, tmp_path, repo):

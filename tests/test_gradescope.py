@@ -94,7 +94,7 @@ def _check_reference_gets_full_marks(gradescope, repo, assignment: str) -> None:
     results, printed = gradescope.grade(assignment, repo / "solutions" / assignment)
     config = load_assignment(assignment).config
     assert_questions_complete(results, config)
-    assert lost_points(results) == [] and results.score == pytest.approx(config.total_points)
+    assert lost_points(results) == [] and results.score == pytest.approx(config.graded_points)
     _check_protections(printed)
 
 

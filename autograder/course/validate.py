@@ -48,10 +48,14 @@ Check = Callable[[Assignment], Found]
 def _points(assignment: Assignment) -> Found:
     config = assignment.config
     by_hand = sum(q.points for q in config.manual_questions if not q.auto_grade)
+    machine = [q for q in config.manual_questions if q.auto_grade]
+    read = (
+        f", {len(machine)} derivations scored by machine ({sum(q.points for q in machine):g} points)" if machine else ""
+    )
     return Found(
         True,
-        f"{len(config.scored_questions)} questions scored by tests ({config.total_points:g} points), "
-        f"{by_hand:g} points graded by hand",
+        f"{len(config.questions)} questions scored by tests ({config.total_points:g} points){read}, "
+        f"{by_hand:g} points graded by hand; results.json out of {config.graded_points:g}",
     )
 
 

@@ -189,9 +189,24 @@ class Backward(Row):
             cache = test.unpack(test.call(self.forward, *args, case=case), 2, f"{forward}(...)", case=case)[1]
         dout = np.random.default_rng(self.seed).standard_normal(np.shape(out))
         case = f"{case}; dout {np.shape(out)}"
+        try:
+            self._compare(test, dout, cache, reference_cache, len(args), case)
+        except AssertionError as failure:
+            if self.cache != "reference":
+                raise
+            forward, backward = self.forward.rsplit(".", 1)[-1], self.function.rsplit(".", 1)[-1]
+            raise AssertionError(
+                f"{failure}\n{backward} was given the cache of the course's {forward} for these inputs, in the "
+                f"layout {forward}'s docstring states (so a mistake in your {forward} costs nothing here): a "
+                "backward that reads another layout fails too."
+            ) from None
+
+    def _compare(
+        self, test: GradedTestCase, dout: Any, cache: Any, reference_cache: Any, count: int, case: str
+    ) -> None:
         value = test.call(self.function, dout, cache, case=case)
         expected = test.expect(self.function, dout, reference_cache)
-        names = self.grads or tuple(f"d{self.inputs.name(i)}" for i in range(len(args)))
+        names = self.grads or tuple(f"d{self.inputs.name(i)}" for i in range(count))
         if not isinstance(expected, (tuple, list)) or len(expected) != len(names):
             checks.assert_matches(value, expected, f"{self.function.rsplit('.', 1)[-1]}(...) [{case}]",
                                   rtol=self.rtol, atol=self.atol)  # fmt: skip

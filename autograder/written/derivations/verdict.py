@@ -569,10 +569,16 @@ def final_formulas(questions: dict[str, DerivationQuestion]) -> str:
     derivation questions and notation (``handouts`` writes it where the handout says
     ``<!-- final formulas -->``)."""
     symbols = list(dict.fromkeys(s for question in questions.values() for s in symbols_of(question.notation)))
+    first = next((t for question in questions.values() for t in question.targets), None)
+    example = (
+        f"\\frac{{\\partial {first.of or 'J'}}}{{\\partial {first.wrt}}}"
+        if first
+        else "\\frac{\\partial J}{\\partial x}"
+    )
     return textwrap.fill(
         f"**Final formulas, read by machine.** In {', '.join(questions)}, the grader also reads the final formula "
         "of your derivation (a TA grades the derivation either way). It reads the equation with the derivative "
-        "on its left ($\\frac{\\partial L}{\\partial w} = ...$): the one on a line that starts with `Answer:`, "
+        f"on its left (${example} = ...$): the one on a line that starts with `Answer:`, "
         f"else a boxed one, else the last one. Write it with the handout's symbols ({', '.join(symbols)}) and "
         "the notations below; a name you define yourself, above or below it, means what you define. "
         "`check-written` tells you how it read each final formula, or why it could not, and never whether it "
