@@ -29,6 +29,8 @@ from autograder.written.handout_data import handout_data
 from tests.conftest import PYTHON, question_scores
 from tests.fixtures.export import write_export
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 BUG = "bug:softmax overflows on large inputs"
 KINDS = ["reference", "starter", BUG, "syntax_error", "exit_at_import", "missing_file", "empty",
          "nested", "missing_folder"]

@@ -17,6 +17,8 @@ import pytest
 from benchmarks.cgroup import ROOT as CGROUP_ROOT
 from benchmarks.cgroup import MemoryCgroup
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 PYTHON = sys.executable
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 HAS_TORCH = importlib.util.find_spec("torch") is not None

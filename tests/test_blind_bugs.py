@@ -16,6 +16,8 @@ from autograder.core.config import load_assignment
 from tests.conftest import Grader, assert_complete, check_bug_is_localised, lost_points
 from tests.fixtures import blind_bugs
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 
 @pytest.fixture(scope="module")
 def graders() -> dict[str, Grader]:

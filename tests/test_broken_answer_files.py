@@ -20,6 +20,8 @@ from autograder.course.export_written import export_pages, gather
 from tests.conftest import PYTHON, Grader, question_scores
 from tests.fixtures.export import write_export
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 PARSER = load_assignment("parser")
 WRITTEN = {q.id for q in PARSER.config.questions if q.kind == "written"}
 

@@ -21,6 +21,8 @@ from autograder.core.config import PACKAGE_ROOT, Assignment, load_assignment
 from autograder.core.results import GradescopeResults
 from tests.conftest import assert_questions_complete, lost_points
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 NOBODY = 65534
 
 

@@ -32,6 +32,8 @@ from tests.fixtures import parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import bug
 from tests.fixtures import variants as variants_module
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 # The student's modules: `square` is buggy; `total`, `Walker.walk` and `run_model` use helpers.
 STUDENT = {
     "basics.py": '''

@@ -23,6 +23,8 @@ import yaml
 from autograder.core.config import REPO_ROOT, AssignmentConfig, Limits, ManualQuestion, Question, load_assignment
 from autograder.written.handout_data import derivation_questions
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 # The options set here, per model: a new option must be given a value below (and so be tried).
 SET = {
     AssignmentConfig: {"limits", "questions", "manual_questions", "units", "release_exclude", "support_files"},

@@ -18,6 +18,8 @@ from autograder.course.dependencies import DEFAULT_IMAGE, IMAGES
 from tests.conftest import assert_questions_complete, lost_points, question_scores
 from tests.fixtures.word2vec_bugs import BUGS
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 
 def test_zip_holds_the_scripts_and_one_assignment_only(tmp_path):
     out = tmp_path / "word2vec.zip"

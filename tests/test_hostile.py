@@ -26,6 +26,8 @@ from tests.conftest import Grader, assert_questions_complete, lost_points
 from tests.fixtures.hostile import (ATTACKS, CANARY, FORGED_RESULTS, FORK_BOMB, SMUGGLE, THEFT, ProcessWatch,
                                     network)
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 
 def _quick(config: AssignmentConfig) -> AssignmentConfig:
     """Question 3 (sgd, under attack) and the import check with short limits; the rest as they are."""

@@ -19,6 +19,8 @@ import pytest
 from autograder.core.config import REPO_ROOT
 from tests.simulated_gradescope import SEED_VENV
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 # The framework's tests parametrised over the assignments they find, run on the new one.
 FRAMEWORK_TESTS = ["tests/test_handouts.py", "tests/test_student_bundle.py", "tests/test_release.py",
                    "tests/test_gradescope.py", "tests/test_hostile.py", "tests/test_batch.py", "tests/test_derivations.py"]
@@ -106,7 +108,9 @@ def test_the_frameworks_tests_cover_the_new_assignment(created, request):
         gradescope.install("word2vec")  # done already, unless this test runs without the others
         env[SEED_VENV] = str(gradescope.root / "venv")
     # -n 0: inside a worker of this session's pytest-xdist, one process is its share of the cores.
-    command = [sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-k", "demo"]
+    # -m: every tier of those files (most are the slow one), as CI runs them.
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-k", "demo",
+               "-m", "slow or not slow"]
     done = subprocess.run([*command, *FRAMEWORK_TESTS], cwd=created, env=env, capture_output=True, text=True,
                           timeout=900)
     assert done.returncode == 0, done.stdout[-3000:]

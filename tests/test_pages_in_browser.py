@@ -19,6 +19,8 @@ from autograder.course.export_written import export_pages, gather
 from autograder.course.hand_graded import read_hand_graded
 from autograder.written.handout_data import derivation_questions
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 SETS = ("derivation_answers.yaml", "derivation_answers_heldout.yaml")
 LAPTOP = {"width": 1366, "height": 768}
 INSTALL = (

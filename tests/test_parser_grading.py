@@ -17,6 +17,8 @@ from tests.conftest import (PYTHON, Grader, assert_complete, check_bug_is_locali
 from tests.fixtures.mutants import bug
 from tests.fixtures.parser_bugs import BUGS, CACHE_SWAPPED, ENDLESS, TRANSITIONS
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 
 @pytest.fixture(scope="module")
 def parser_grader() -> Grader:

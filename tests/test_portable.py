@@ -38,7 +38,7 @@ from tests.conftest import (PYTHON, Grader, check_a_stopped_worker_times_out, ch
 from tests.fixtures import hostile, parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import Bug
 
-pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+pytestmark = [pytest.mark.smoke, pytest.mark.slow]  # smoke: also on other Pythons; slow: the end-to-end tier
 
 FORCED = portable_isolation("the tests ask for it")
 

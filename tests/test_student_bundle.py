@@ -25,7 +25,7 @@ from tests.conftest import PYTHON
 from tests.fixtures.mutants import bug
 from tests.fixtures.word2vec_bugs import BUGS
 
-pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
+pytestmark = [pytest.mark.smoke, pytest.mark.slow]  # smoke: also on other Pythons; slow: the end-to-end tier
 
 WORD2VEC_FILES = ["nn_basics.py", "word2vec.py", "sgd.py"]
 

@@ -15,6 +15,8 @@ from tests.conftest import (PYTHON, assert_complete, check_bug_is_localised, che
 from tests.fixtures.mutants import bug
 from tests.fixtures.word2vec_bugs import BUGS
 
+pytestmark = pytest.mark.slow  # the end-to-end tier: -m slow (README: "Set up and test")
+
 # Marked smoke one by one (also run on Python 3.10 and the newest Python, .ci/run): all but the
 # planted bugs, which test the grader's logic, not the Python it runs on, and cost CI minutes there.
 

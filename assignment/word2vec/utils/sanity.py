@@ -1,9 +1,14 @@
 """Run a module's built-in sanity checks and report each one on its own line.
 
-Every student module ends with
+A student module ends with hand-written checks,
 
     if __name__ == "__main__":
         run_checks([("softmax", check_softmax), ...])
+
+or with the public tests of its functions, as the grader runs them:
+
+    if __name__ == "__main__":
+        run_public_tests(__file__, "word2vec")
 
 A check is a function with no arguments that returns nothing when all is
 well and raises `AssertionError` (or `GradientCheckError`) otherwise.
@@ -178,3 +183,16 @@ def run_checks(checks: Sequence[Check], title: str = "") -> CheckSummary:
             "bug in its own question only."
         )
     return summary
+
+
+def run_public_tests(path: str, assignment: str) -> None:
+    """Run the public tests of the functions in the file at ``path`` exactly as
+    ``python -m autograder check ASSIGNMENT --only MODULE`` runs them (the same tests, messages and
+    verdicts as Gradescope's), and exit with its status."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    file = Path(path).resolve()
+    command = [sys.executable, "-m", "autograder", "check", assignment, str(file.parent), "--only", file.stem]
+    raise SystemExit(subprocess.call(command, cwd=file.parent))
