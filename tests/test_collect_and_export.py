@@ -199,3 +199,11 @@ def test_how_the_machine_read_a_formula_shows_symbols_not_latex_names():
     assert in_symbols("d/d\\theta read as U^T (\\hat y - y)") == "d/dθ read as U^T (ŷ - y)"
     assert in_symbols("\\hat{x}_j \\odot \\sigma(z)") == "x̂_j ⊙ σ(z)"
     assert in_symbols("\\unknown{a}") == "\\unknown{a}"  # a name it does not know stays as written
+
+
+def test_a_verdict_shows_the_latex_it_quotes_typeset():
+    from autograder.course.export_written import _verdict_line
+
+    line = _verdict_line("d/du_w: unreadable: '\\frac{n_w}{K} v_c': K is a size of this notation")
+    assert line.startswith("d/du_w: unreadable: “<math") and "<mfrac>" in line and "\\frac" not in line
+    assert _verdict_line("d/d\\theta read as \\hat y - y: equal") == "d/dθ read as ŷ - y: equal"

@@ -326,10 +326,26 @@ def _verdicts(derivation: DerivationQuestion | None, students: list[Student], qu
 
 def _verdict_html(verdict: Verdict) -> str:
     css = verdict.status.replace(" ", "-")
+    lines = "\n".join(_verdict_line(line) for line in verdict.summary().splitlines())
     return (
-        f'<div class="verdict {css}">Final formula, checked by machine: <b>{verdict.status}</b>'
-        f"<pre>{html.escape(in_symbols(verdict.summary()))}</pre></div>"
+        f'<div class="verdict {css}">Final formula, checked by machine: <b>{verdict.status}</b><pre>{lines}</pre></div>'
     )
+
+
+# A piece of the student's LaTeX that a verdict quotes ('\frac{n_w}{K} v_c': K is a size ...).
+_QUOTED = re.compile(r"'([^'\n]*\\[A-Za-z][^'\n]*)'")
+
+
+def _verdict_line(line: str) -> str:
+    """A line of the verdict as text, with the reader's names as symbols and quoted LaTeX typeset."""
+    parts, position = [], 0
+    for quoted in _QUOTED.finditer(line):
+        parts.append(html.escape(in_symbols(line[position : quoted.start()])))
+        typeset = to_mathml(quoted[1], display=False)
+        parts.append(f"“{typeset}”" if typeset is not None else f'<code class="latex">{html.escape(quoted[1])}</code>')
+        position = quoted.end()
+    parts.append(html.escape(in_symbols(line[position:])))
+    return "".join(parts)
 
 
 def _index(
