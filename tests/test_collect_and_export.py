@@ -207,3 +207,9 @@ def test_a_verdict_shows_the_latex_it_quotes_typeset():
     line = _verdict_line("d/du_w: unreadable: '\\frac{n_w}{K} v_c': K is a size of this notation")
     assert line.startswith("d/du_w: unreadable: “<math") and "<mfrac>" in line and "\\frac" not in line
     assert _verdict_line("d/d\\theta read as \\hat y - y: equal") == "d/dθ read as ŷ - y: equal"
+
+
+def test_an_answers_images_and_links_are_shown_as_text():
+    """A tracking pixel or a file of the TA's disk would be fetched when the page is opened."""
+    html = render("![me](https://i.example.net/p.gif) ![disk](/etc/hostname) [notes](http://x.example) <http://y.example>")
+    assert "<img" not in html and "<a " not in html and "![me](https://i.example.net/p.gif)" in html

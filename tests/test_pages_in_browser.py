@@ -67,7 +67,11 @@ def pages(tmp_path_factory) -> dict[str, tuple[str, Path, list[Path]]]:
         folder = tmp_path_factory.mktemp(f"pages-{name}")
         assignment = load_assignment(name)
         (folder / "answers").mkdir()
-        students = gather(assignment, _answer_files(folder / "answers", name))
+        files = _answer_files(folder / "answers", name)
+        # A student's images and links: a tracking pixel, a file of the TA's disk, a page elsewhere.
+        files[0].write_text(files[0].read_text(encoding="utf-8") + "\n\n![me](https://i.example.net/pixel.gif?s=1) "
+                            "![disk](/etc/hostname) [my notes](http://notes.example.net)\n", encoding="utf-8")
+        students = gather(assignment, files)
         written[name] = name, folder / "pages", export_pages(assignment, students, folder / "pages")
     return written
 
@@ -138,11 +142,21 @@ def test_points_entered_survive_a_reload_and_save_as_the_gradebooks_csv(browser,
     first = page.locator("input.score-input").first
     submission, question = first.get_attribute("data-submission"), first.get_attribute("data-question")
     first.fill("1.5")
+    second = page.locator("input.score-input").nth(1)
+    second.fill("99")  # more than the question's points
     page.reload()
     assert page.locator("input.score-input").first.input_value() == "1.5"
     page.goto((folder / "index.html").as_uri())
+    page.click("#save-csv")  # refused: nothing is downloaded, and the page says why
+    assert "99 is not between 0 and" in page.inner_text("#save-problems")
+    page.goto(pages[0].as_uri())
+    page.locator("input.score-input").nth(1).fill("")  # emptied, it stays empty
+    page.reload()
+    assert page.locator("input.score-input").nth(1).input_value() == ""
+    page.goto((folder / "index.html").as_uri())
     with page.expect_download() as download:
         page.click("#save-csv")
+    assert page.inner_text("#save-problems") == ""
     saved = tmp_path / "hand_graded.csv"
     download.value.save_as(saved)
     rows = list(csv.DictReader(saved.open(encoding="utf-8")))

@@ -38,7 +38,11 @@ from autograder.written.handout_source import HandoutError, load_handout
 from autograder.written.labels import sort_key
 from autograder.written.latex import Math, math_in
 
-_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+# A student's image or link would make the page fetch (or invite a click on) an address the student
+# chose: a tracking pixel, a file of the TA's disk. Both are shown as the text they are.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table").disable(["image", "link", "autolink"])
+# Defence in depth: the page may load nothing but what it holds (its own style and script inline).
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _PLACEHOLDER = re.compile(r"MATHPLACEHOLDER(\d+)X")
 MAX_RENDERED = 50_000  # characters of one answer rendered from Markdown (at most a second or so)
 _PAGE_FILES = Path(__file__).resolve().parent / "page_files"  # the pages' style and script
@@ -134,6 +138,7 @@ def _page(title: str, body: str) -> str:
     """A whole page, with our style and script inline: it needs nothing outside its folder."""
     return (
         f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n<style>\n{_asset('pages.css')}</style>\n</head>\n"
         f"<body>\n{body}\n<script>\n{_asset('pages.js')}</script>\n</body>\n</html>\n"
@@ -297,7 +302,7 @@ def _score_box(student: Student, question: ManualQuestion, given: Scores) -> str
     return (
         f'<label class="score">points <input class="score-input" type="number" min="0" max="{question.points:g}" '
         f'step="any" data-question="{html.escape(question.id)}" data-submission="{html.escape(student.source)}"'
-        f"{value}> / {question.points:g}</label>"
+        f'{value}> / {question.points:g} <span class="differs"></span></label>'
     )
 
 
@@ -384,11 +389,11 @@ def _index(
 
 def _save_button(questions: list[ManualQuestion], students: list[Student], sources: _Sources) -> str:
     """Saves the points entered on the pages as hand_graded.csv, which grade-batch --hand-graded reads."""
-    ids = [q.id for q in questions if q.id in sources.by_hand]
+    ids = [[q.id, q.points] for q in questions if q.id in sources.by_hand]
     rows = [[s.source, s.name, scores_of(sources.given, s.source, "", "", s.name) or {}] for s in students]
     return (
         f'<p><button type="button" id="save-csv" data-questions="{html.escape(json.dumps(ids))}" '
         f'data-students="{html.escape(json.dumps(rows))}">Save the points entered as {TEMPLATE}</button> '
         f"Points entered on the pages are kept by this browser; save them into this folder, over {TEMPLATE}, "
-        "and grade-batch --hand-graded reads them.</p>"
+        'and grade-batch --hand-graded reads them.</p><p id="save-problems"></p>'
     )

@@ -31,14 +31,16 @@ _ATTRIBUTES = frozenset(
 )
 
 
+_NUMBERING = re.compile(r"\\(?:label|tag\*?)\{(?:[^{}]|\{[^{}]*\})*\}|\\nonumber|\\notag")
 _INNER_ALIGN = re.compile(r"\\(?:begin|end)\{(aligned|split)\}")
 
 
 def to_mathml(latex: str, *, display: bool) -> str | None:
     """``latex`` (without its ``$``) as a ``<math>`` element, or None when it cannot be shown safely
     and whole."""
-    # The converter knows align* but not its inner forms, which students put inside $$.
-    latex = _INNER_ALIGN.sub(lambda m: m[0].replace(m[1], "align*"), latex)
+    # The converter knows align* but not its inner forms, which students put inside $$; labels and
+    # tags number equations for references the page has none of.
+    latex = _INNER_ALIGN.sub(lambda m: m[0].replace(m[1], "align*"), _NUMBERING.sub("", latex))
     try:
         converted = convert(latex, display="block" if display else "inline")
         tree = ElementTree.fromstring(converted)

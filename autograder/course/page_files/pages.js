@@ -16,14 +16,28 @@ function showGroup(button) {
   }
 }
 
+// A box shows what this browser keeps, else the points already in hand_graded.csv (its value when
+// the page was written); where the two differ the box says so, as the CSV may have been corrected.
 function keepScore(input) {
   const key = stored(input.dataset.question, input.dataset.submission);
+  const inCsv = input.defaultValue;
   const saved = localStorage.getItem(key);
   if (saved !== null) input.value = saved;
-  input.addEventListener("input", () => {
-    if (input.value === "") localStorage.removeItem(key);
-    else localStorage.setItem(key, input.value);
-  });
+  const note = input.parentElement.querySelector(".differs");
+  const show = () => {
+    const differs = localStorage.getItem(key) !== null && inCsv !== "" && input.value !== inCsv;
+    note.textContent = differs ? `hand_graded.csv has ${inCsv}` : "";
+  };
+  show();
+  // An emptied box is kept empty (not given back the CSV's points): "" is stored, not removed.
+  input.addEventListener("input", () => { localStorage.setItem(key, input.value); show(); });
+}
+
+// The points of a box, or why they cannot be saved.
+function problem(value, question, points) {
+  if (value === "") return "";
+  const number = Number(value);
+  return Number.isFinite(number) && number >= 0 && number <= points ? "" : `${value} is not between 0 and ${points}`;
 }
 
 function csvCell(text) {
@@ -31,12 +45,21 @@ function csvCell(text) {
 }
 
 function saveCsv(button) {
-  const questions = JSON.parse(button.dataset.questions);
+  const questions = JSON.parse(button.dataset.questions);  // [[id, points]]
   const students = JSON.parse(button.dataset.students);  // [submission, name, {question: points}]
-  const rows = [["submission", "name", ...questions]];
+  const rows = [["submission", "name", ...questions.map(([q]) => q)]];
+  const problems = [];
   for (const [submission, name, given] of students) {
-    rows.push([submission, name, ...questions.map((q) => localStorage.getItem(stored(q, submission)) ?? given[q] ?? "")]);
+    const cells = questions.map(([q]) => localStorage.getItem(stored(q, submission)) ?? String(given[q] ?? ""));
+    questions.forEach(([q, points], i) => {
+      const why = problem(cells[i], q, points);
+      if (why) problems.push(`${name}, ${q}: ${why}`);
+    });
+    rows.push([submission, name, ...cells]);
   }
+  const report = document.getElementById("save-problems");
+  report.textContent = problems.length ? `Not saved; fix these points first: ${problems.join("; ")}` : "";
+  if (problems.length) return;
   const text = rows.map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
   const link = document.createElement("a");
   link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
