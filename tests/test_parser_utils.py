@@ -135,16 +135,16 @@ def test_quick_training_run_on_the_synthetic_treebank(repo, tmp_path):
         assert sorted(saved.files) == ["U", "W", "b1", "b2", "embeddings"]
 
 
-@pytest.mark.realdata(minutes=3)
+@pytest.mark.realdata(minutes=2)
 def test_full_training_run_on_ewt(repo, tmp_path, ewt):
-    """The default run on all of EWT, for its first six epochs of twelve: the same code, data and
-    settings, at half the cost (CI's 30 minutes). The default run's own figures, quoted in
+    """The default run on all of EWT, for its first four epochs of twelve: the same code, data and
+    settings, at a third of the cost (CI's 30 minutes). The default run's own figures, quoted in
     docs/student-guide.md, are measured by benchmarks/parser_training.py, whose curve (dev UAS
-    after each epoch, benchmarks/results/parser_training.txt) passes 85.08 after the sixth."""
-    run = subprocess.run([PYTHON, "run.py", "--data", str(ewt), "--epochs", "6", "--out", str(tmp_path)],
+    after each epoch, benchmarks/results/parser_training.txt) passes 83.04 after the fourth."""
+    run = subprocess.run([PYTHON, "run.py", "--data", str(ewt), "--epochs", "4", "--out", str(tmp_path)],
                          cwd=repo / "solutions" / "parser", capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     print("\n".join(line for line in run.stdout.splitlines() if "UAS" in line or "took" in line.lower()))
     scores = uas_lines(run.stdout)
-    assert scores["dev"] >= 84.0  # the best epoch's parameters, reloaded; 85.08 measured
-    assert scores["test"] >= 83.0
+    assert scores["dev"] >= 82.0  # the best epoch's parameters, reloaded; 83.04 measured
+    assert scores["test"] >= 81.0
