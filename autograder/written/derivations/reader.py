@@ -34,7 +34,15 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Tree
+from lark import Token as LarkToken
+from lark.exceptions import UnexpectedInput
+from lark.lexer import Lexer
 
 from autograder.written.derivations.notation import Notation
 from autograder.written.derivations.spellings import GREEK, as_latex
@@ -335,7 +343,7 @@ class Vocabulary:
 
 def key_of(latex: str) -> str:
     """The key of the atom ``latex`` (a symbol's spelling), as :meth:`Atom.key` of a formula."""
-    reader = _Reader(tokens(latex), None)
+    reader = _Lexer(tokens(latex), None)
     atom = reader.atom()
     if atom is None or not reader.at_end():
         raise ReadError(f"{latex!r} is not one symbol")
@@ -346,10 +354,10 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
     """The atom at ``found[index]`` (in the group there, with ``subscript``), None when none is.
     ``plain``: letters and digits run together after a letter are its subscript (``dvc`` of
     ``dJ/dvc``, as typed without LaTeX)."""
-    reader = _Reader(found[index:], None)
+    reader = _Lexer(found[index:], None)
     try:
         if subscript:
-            reader = _Reader(list(reader.group()), None)
+            reader = _Lexer(list(reader.group()), None)
         atom = reader.atom()
     except ReadError:
         return None
@@ -373,7 +381,7 @@ def superscript_transposes(found: list[Token]) -> bool:
     """Whether ``found`` is one superscript that transposes, and nothing after it (``^{\\top}``)."""
     if not found or found[0].text != "^":
         return False
-    reader = _Reader(found[1:], None)
+    reader = _Lexer(found[1:], None)
     try:
         group = reader.group()
     except ReadError:
@@ -386,7 +394,7 @@ def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
     ``vocabulary``, ``P(x | c)`` as the entry ``\\hat y_x``), None if it is more."""
     try:
         found = [t for t in tokens(left) if t.text != ":"]
-        reader = _Reader(found, vocabulary)
+        reader = _Lexer(found, vocabulary)
         if (part := reader.probability()) is not None:
             if isinstance(part, Part) and isinstance(part.index, IndexName) and reader.at_end():
                 return f"{key_of(part.family)}_{part.index.name}"
@@ -415,7 +423,7 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
     one of ours (``\\sigma'(x)``, ``\\mathrm{ReLU}'(z)``) or one named by a letter that is no symbol
     of the notation (``g(z)``, ``f'(t)``); else None."""
     try:
-        reader = _Reader(tokens(left), None)
+        reader = _Lexer(tokens(left), None)
         function = reader.function_name()
         if not function and reader.peek().kind == "letter" and reader.peek().text not in vocabulary.symbols:
             function = reader.take().text
@@ -441,21 +449,19 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
     if condition:
         latex = latex[: condition.start()]
     found = tokens(latex)
-    reader = _Reader(found, vocabulary)
-    if reader.at_end():
+    lexer = _Lexer(found, vocabulary)
+    if lexer.at_end():
         raise ReadError("there is no formula in it")
-    if reader.word_starts():
+    if lexer.word_starts():
         if len(re.findall(r"[A-Za-z]{3,}", latex)) >= 3:  # "the number of words times two"
             raise ReadError("there is no formula in it, only words")
-        word = "".join(token.text for token in found[: reader.run_of_letters(after=None)])
+        word = "".join(token.text for token in found[: lexer.run_of_letters(after=None)])
         raise ReadError(f"it starts with '{word}', which is no symbol or function of this question")
-    node = reader.expression()
-    if reader.at_end():
+    lexemes, commentary = lexer.lexemes()
+    node = _parse(lexemes, lexer, "start")
+    if commentary is None:
         return node, ""
-    if reader.peek().text in _STOPS or reader.word_starts():
-        start = reader.peek().start
-        return node, as_latex(latex)[start:].strip()  # the text the tokens index
-    raise ReadError(f"it cannot be read from '{reader.peek().text}' on")
+    return node, as_latex(latex)[found[commentary].start :].strip()  # the text the tokens index
 
 
 def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
@@ -475,10 +481,11 @@ def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
                 rest = Sum(rest, indicator, subtract=True)
             terms.append(Product(value, rest, "product"))
         elif condition:
-            reader = _Reader(tokens(condition), vocabulary)
-            taken.append(reader.condition())
-            if not reader.at_end():
+            lexer = _Lexer(tokens(condition), vocabulary)
+            lexemes, rest_at = lexer.lexemes()
+            if rest_at is not None:
                 raise ReadError(f"the condition '{condition}' of its cases cannot be read")
+            taken.append(_parse(lexemes, lexer, "condition"))
             terms.append(Product(value, taken[-1], "product"))
         else:
             raise ReadError(f"the row '{formula}' of its cases says for which case it holds nowhere")
@@ -488,11 +495,53 @@ def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
     return node, ""
 
 
-class _Reader:
-    """A recursive-descent reader over tokens; sums are lowest, then ``\\odot``, then products."""
+class _ListLexer(Lexer):
+    """Hands the parser the lexemes :class:`_Lexer` made: the grammar's terminals are lexemes."""
+
+    def __init__(self, conf: object) -> None:
+        pass
+
+    def lex(self, data: list[LarkToken], *_: object) -> Iterator[LarkToken]:  # type: ignore[override]
+        yield from data
+
+
+_GRAMMAR = Lark(
+    (Path(__file__).parent / "formula.lark").read_text(encoding="utf-8"),
+    parser="lalr",
+    lexer=_ListLexer,
+    start=["start", "condition"],
+    maybe_placeholders=False,
+)
+
+
+def _parse(lexemes: list[LarkToken], lexer: _Lexer, start: str) -> Node:
+    """The formula (or, with ``start`` "condition", the condition) the lexemes make, by the grammar."""
+    try:
+        tree = _GRAMMAR.parse(lexemes, start=start)  # type: ignore[arg-type]
+    except UnexpectedInput as error:
+        raise ReadError(_unexpected(error)) from None
+    return _Builder(lexer).build(tree)
+
+
+def _unexpected(error: UnexpectedInput) -> str:
+    """What the grammar found where it expected something else, in the student's words."""
+    token = getattr(error, "token", None)
+    if token is None or token.type == "$END":
+        return "it ends too soon (an operator or a bracket without what follows it)"
+    text = token.value.text
+    closing = sorted(_CLOSING_TEXT[kind] for kind in getattr(error, "expected", ()) if kind in _CLOSING_TEXT)
+    if closing and token.type in _CLOSING_TEXT:
+        return f"expected '{closing[0]}' but found '{text}' (are the brackets balanced?)"
+    return f"it cannot be read from '{text}' on"
+
+
+class _Lexer:
+    """Cuts a formula's tokens into the lexemes of formula.lark: names (a letter with its accent,
+    font and subscript, or a name of the notation written together), functions, numbers, scripts,
+    sums with their ranges, counts, operators and brackets. What names mean is the vocabulary's."""
 
     def __init__(self, found: list[Token], vocabulary: Vocabulary | None) -> None:
-        self.found, self.position, self.vocabulary, self.depth = found, 0, vocabulary, 0
+        self.found, self.position, self.vocabulary = found, 0, vocabulary
 
     # ------------------------------------------------------------------ tokens
 
@@ -530,82 +579,8 @@ class _Reader:
             depth += {"{": 1, "}": -1}.get(token.text, 0)
         return tuple(self.found[start : self.position - 1])
 
-    def sub_reader(self, group: tuple[Token, ...]) -> _Reader:
-        reader = _Reader(list(group), self.vocabulary)
-        reader.depth = self.depth
-        return reader
-
-    def deeper(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise ReadError(f"it nests more than {MAX_DEPTH} levels deep")
-
-    # ------------------------------------------------------------------ grammar
-
-    def expression(self) -> Node:
-        self.deeper()
-        node = self.signed()
-        while self.peek().text in ("+", "-"):
-            subtract = self.take().text == "-"
-            node = Sum(node, self.signed(), subtract)
-        self.depth -= 1
-        return node
-
-    def signed(self) -> Node:
-        if self.peek().text in ("+", "-"):
-            negative = self.take().text == "-"
-            operand = self.signed()
-            return Negative(operand) if negative else operand
-        return self.elementwise()
-
-    def elementwise(self) -> Node:
-        node = self.product()
-        while self.peek().text in (*_ELEMENTWISE, "\\otimes"):
-            kind: ProductKind = "outer" if self.take().text == "\\otimes" else "elementwise"
-            node = Product(node, self.product(), kind)
-        return node
-
-    def product(self) -> Node:
-        node = self.postfix()
-        while True:
-            token = self.peek()
-            if token.text in _TIMES:
-                self.take()
-                node = Product(node, self.postfix(), "dot" if token.text == "\\cdot" else "product")
-            elif token.text == "/":
-                self.take()
-                node = Product(node, self.postfix(), "divide")
-            elif self.starts_primary(token) and not self.word_starts():
-                node = Product(node, self.postfix(), "product")
-            else:
-                return node
-
-    def word_starts(self) -> bool:
-        """Whether a word that names nothing starts here (``steps`` of ``3k steps``):
-        three letters or more written together, apart from what comes before, that cannot be
-        read; it ends the formula."""
-        glued = self.position > 0 and self.found[self.position - 1].end == self.peek().start
-        bracket = self.peek().text == "(" and self.peek(1).kind == "letter"  # "(1 - h) (elementwise)"
-        start = self.position
-        self.position += bracket
-        try:
-            if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
-                return False
-            if bracket and self.peek(self.run_of_letters(after=None)).text != ")":
-                return False
-            self.postfix()
-        except ReadError:
-            return True
-        finally:
-            self.position = start
-        return False
-
-    def starts_primary(self, token: Token) -> bool:
-        if token.kind in ("number", "letter"):
-            return True
-        if token.text in _WORDS:  # \mathrm{softmax}, or a name of the answer's own: \mathrm{err}
-            return self.word_ahead() in _FUNCTION_WORDS or self.is_defined(self.word_ahead(lower=False))
-        return token.text in _OPEN or (token.kind == "command" and token.text not in _NO_FACTOR)
+    def sub_reader(self, group: tuple[Token, ...]) -> _Lexer:
+        return _Lexer(list(group), self.vocabulary)
 
     def word_ahead(self, lower: bool = True) -> str:
         """The word of ``\\mathrm{word}`` at the current position, lower case unless not ``lower``."""
@@ -619,157 +594,6 @@ class _Reader:
                 break
             words.append(token.text)
         return "".join(words).lower() if lower else "".join(words)
-
-    def postfix(self) -> Node:
-        node = self.primary()
-        while True:
-            if self.peek().text == "'":
-                self.take()
-                node = Transpose(node)
-            elif self.peek().text == "^":
-                self.take()
-                group = self.group()
-                if group[0].text == "-" and self.peek().kind == "number":  # x^-1, as plain text writes it
-                    group += (self.take(),)
-                node = self.superscript(node, group)
-            elif self.peek().text == "_":  # (W_1)_{ji}, (xW + b_1)_i
-                self.take()
-                node = Entry(node, self.entry_indices(self.group()))
-            else:
-                return node
-
-    def superscript(self, node: Node, group: tuple[Token, ...]) -> Node:
-        text = "".join(token.text for token in group)
-        if transposes(group):
-            return Transpose(node)
-        if text == "-T":
-            raise ReadError("it uses an inverse (^{-T}), which this reader does not compute")
-        try:
-            exponent = float(text)
-        except ValueError:
-            raise ReadError(f"it raises to the power '{text}'; only numbers and transposes are read") from None
-        if abs(exponent) > MAX_POWER:
-            raise ReadError(f"it raises to a power above {MAX_POWER}")
-        return Power(node, exponent)
-
-    def primary(self) -> Node:
-        self.deeper()
-        try:
-            return self._primary()
-        finally:
-            self.depth -= 1
-
-    def _primary(self) -> Node:
-        token = self.peek()
-        if token.text == "[" and self.comparison_follows():  # Iverson's bracket: [w = o]
-            return self.indicator()
-        if token.text == "(" and self.comparison_follows(strict=True):  # numpy's mask: (x @ W + b1 > 0)
-            return self.indicator()
-        if token.text in ("[", "(") and (stack := self.stacked()) is not None:  # [u_{w_1}; \dots; u_{w_K}]
-            return stack
-        if token.text in _OPEN:
-            self.take()
-            node = self.expression()
-            self.expect(_OPEN[token.text])
-            return node
-        if token.kind == "number":
-            return self.number()
-        if token.text in ("\\frac", "\\dfrac", "\\tfrac", "\\cfrac"):
-            return self.fraction()
-        if token.text == "\\sum":
-            return self.summation()
-        if (
-            token.text in ("\\#", *_BARS)
-            and self.peek(1).text == "\\{"
-            or token.text == "\\#"
-            and self.peek(1).text == "{"
-        ):
-            return self.count()
-        if token.text in ("\\boxed", "\\underbrace", "\\overbrace"):
-            self.take()
-            node = self.sub_reader(self.group()).whole()
-            if self.peek().text in ("_", "^") and token.text != "\\boxed":
-                self.take()
-                self.group()  # the brace's label
-            return node
-        function = self.function_name()
-        if function:
-            return self.call(function)
-        if token.text in _INDICATORS and (
-            self.peek(1).text in ("1", "I")
-            or [self.peek(n).text for n in (1, 2, 3)] in (["{", "1", "}"], ["{", "I", "}"])
-        ):
-            return self.indicator_symbol()
-        if token.text == "e" and self.peek(1).text == "^" and self.is_free("e"):
-            self.take()
-            self.take()
-            return Call("exp", self.sub_reader(self.group()).whole())
-        if (probability := self.probability()) is not None:
-            return probability
-        if token.text == "\\begin":
-            raise ReadError("it writes out an array entry by entry (\\begin{...}), which is not read")
-        word = self.word_ahead(lower=False) if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
-        atom = self.atom()
-        if atom is None and word:
-            raise ReadError(f"it uses '{word}', which is no symbol or function of this question")
-        if atom is None:
-            raise ReadError(_not_read(token))
-        return Transpose(self.resolve(atom)) if atom.transposed else self.resolve(atom)
-
-    def whole(self) -> Node:
-        node = self.expression()
-        if not self.at_end():
-            raise ReadError(f"it cannot be read from '{self.peek().text}' on")
-        return node
-
-    def stacked(self) -> Stack | None:
-        """The parts of a family through a list, first to last, written out in a bracket: as rows
-        (``;`` or ``\\\\`` between them) or as columns (``,``); None, with nothing taken, for any
-        other bracket."""
-        start = self.position
-        try:
-            first, separator, last = self.written_out()
-        except ReadError:
-            self.position = start
-            return None
-        first, last = (node.operand if isinstance(node, Transpose) else node for node in (first, last))
-        if (
-            isinstance(first, Part)
-            and isinstance(last, Part)
-            and isinstance(first.index, IndexOf)
-            and isinstance(last.index, IndexOf)
-            and first.family == last.family
-            and first.index.indices == last.index.indices
-            and first.index.position == IndexName("1")
-        ):
-            return Stack(first.family, first.index.indices, separator == ",", last.index.position.name)
-        self.position = start
-        return None
-
-    def written_out(self) -> tuple[Node, str, Node]:
-        """``[first; \\dots; last]``: the first and the last, and what separates them."""
-        closing = _OPEN[self.take().text]
-        first, separator, dots = self.expression(), self.take().text, self.take().text
-        if separator not in (",", ";", "\\\\") or dots not in _DOTS or self.take().text != separator:
-            raise ReadError("no list written out")
-        last = self.expression()
-        self.expect(closing)
-        return first, separator, last
-
-    def number(self) -> Node:
-        token = self.take()
-        if token.text == "1" and self.comparison_follows():
-            return self.indicator()
-        return Number(float(token.text))
-
-    def fraction(self) -> Node:
-        self.take()
-        if self.peek().kind == "number" and len(self.peek().text) == 2:  # \frac12
-            digits = self.take().text
-            return Product(Number(float(digits[0])), Number(float(digits[1])), "divide")
-        numerator = self.sub_reader(self.group()).whole()
-        denominator = self.sub_reader(self.group()).whole()
-        return Product(numerator, denominator, "divide")
 
     # ------------------------------------------------------------------ functions
 
@@ -831,31 +655,6 @@ class _Reader:
             found = True
         return found
 
-    def call(self, function: str) -> Node:
-        derivative = self.primes()
-        power = self.function_power()
-        if function == "max":
-            return self.maximum()
-        if self.peek().text in _OPEN:
-            argument = self.primary()
-        elif function in ("exp", "log"):
-            argument = self.postfix()
-        else:
-            raise ReadError(f"{function} needs its argument in brackets")
-        if derivative:
-            function += "'"
-        if self.vocabulary is not None and function in self.vocabulary.functions:
-            parameter, body = self.vocabulary.functions[function]
-            if body is None:
-                raise ReadError(
-                    f"{function} is defined in the answer in a way that cannot be read (a constant, or cases "
-                    "in words?); define it as a formula, with \\begin{cases} for cases, or use the notation's"
-                )
-            return Defined(function, parameter, body, argument)
-        if derivative and function not in ("sigma'", "relu'"):
-            raise ReadError(f"it uses the derivative of {function[:-1]}; only sigma' and ReLU' are read")
-        return Power(Call(function, argument), power) if power else Call(function, argument)
-
     def function_power(self) -> float:
         """The power written on a function's name, as ``\\tanh^2(z)`` is ``(\\tanh z)^2``
         (consumed), or 0 when none is."""
@@ -870,61 +669,6 @@ class _Reader:
             return float(group[0].text)
         self.position = start
         return 0
-
-    def maximum(self) -> Node:
-        if self.peek().text not in _OPEN:
-            raise ReadError("max needs its arguments in brackets: \\max(0, z)")
-        closing = _OPEN[self.take().text]
-        first = self.expression()
-        self.expect(",")
-        second = self.expression()
-        self.expect(closing)
-        if first == Number(0.0):
-            return Call("relu", second)
-        if second == Number(0.0):
-            return Call("relu", first)
-        raise ReadError("only max(0, z), the ReLU, is read")
-
-    def comparison_follows(self, strict: bool = False) -> bool:
-        """Whether a bracket (or subscript) holding a comparison starts here: the indicator; with
-        ``strict``, one of order (``>``, ``\\leq``) at its top level only (``(x W + b_1 > 0)``)."""
-        ahead = 1 if self.peek().text == "_" else 0
-        if self.peek(ahead).text not in _OPEN:
-            return False
-        depth = 0
-        for distance in range(ahead, ahead + 4 * MAX_LENGTH):
-            token = self.peek(distance)
-            if token.kind == "end":
-                return False
-            depth += 1 if token.text in _OPEN else -1 if token.text in _OPEN.values() else 0
-            if strict and depth == 1 and (token.text in _COMPARE or token.text in _LESS):
-                return True
-            if not strict and (
-                token.text in _COMPARE or token.text in _LESS or (depth == 1 and token.text in ("=", "\\neq", "\\ne"))
-            ):
-                return True
-            if depth == 0:
-                return False
-        return False
-
-    def indicator_symbol(self) -> Node:
-        """``\\mathbb{1}[...]``, ``\\mathbb{I}\\{...\\}``, ``\\mathbf{1}_{...}``."""
-        command = self.take().text
-        inside = "".join(token.text for token in self.group())
-        if self.comparison_follows():
-            return self.indicator()
-        if inside == "1":  # \mathbf{1}: the vector of ones, which a number stands for in 1 - h
-            return Number(1.0)
-        raise ReadError(f"it uses {command}{{{inside}}} without a condition in brackets after it")
-
-    def indicator(self) -> Node:
-        if self.peek().text == "_":
-            self.take()
-            return self.sub_reader(self.group()).condition()
-        closing = _OPEN[self.take().text]
-        node = self.condition()
-        self.expect(closing)
-        return node
 
     def same_index(self) -> SameIndex | None:
         """``w = o``, ``w_k \\neq w``, ``w_{k} = w`` up to the closing bracket: indices compared,
@@ -952,47 +696,7 @@ class _Reader:
         closing = next((n for n in range(3, 8) if self.peek(start - self.position + n).text == "}"), 3)
         return closing + 1
 
-    def condition(self) -> Node:
-        same = self.same_index()
-        if same is not None:
-            return same
-        left = self.expression()
-        operator = self.take().text
-        if operator == ">" and self.peek().text == "=":
-            self.take()
-            operator = ">="
-        right = self.expression()
-        if operator in _COMPARE:
-            return Indicator(left, right, _COMPARE[operator])
-        if operator == "=":
-            return Indicator(left, right, "=")
-        if operator in ("<", "\\lt"):
-            return Indicator(right, left, ">")
-        if operator in ("\\leq", "\\le"):
-            return Indicator(right, left, "≥")
-        raise ReadError(f"the indicator's condition uses '{operator}'; write it with > or \\geq")
-
     # ------------------------------------------------------------------ sums
-
-    def summation(self) -> Node:
-        self.take()
-        index, skip, condition, lower, upper, shift = "", None, None, 1, "", 0
-        for _ in range(2):
-            if self.peek().text == "_":
-                self.take()
-                written = self.sub_reader(self.group()).sum_range()
-                index, skip, condition, lower = written.index, written.skip, written.condition, written.lower
-                if written.upper:
-                    upper, shift = _upper_limit(written.upper)
-            elif self.peek().text == "^":
-                self.take()
-                upper, shift = _upper_limit(self.group())
-        if not index:
-            raise ReadError("a sum needs its index below it: \\sum_{w}")
-        self.deeper()
-        body = self.elementwise()
-        self.depth -= 1
-        return Summation(index, body, skip, upper, condition, lower, shift)
 
     def probability(self) -> Node | None:
         """``P(w | c)``, ``p(w \\mid c)``, ``P(O = w | C = c)``: the entry ``w`` of the family the
@@ -1294,6 +998,196 @@ class _Reader:
         listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
         raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
 
+    # ------------------------------------------------------------------ lexemes
+
+    def lexemes(self, inside: bool = False) -> tuple[list[LarkToken], int | None]:
+        """The formula's lexemes, and the index of the token where its commentary starts (None when
+        nothing follows it): a stop or a word that names nothing, outside every bracket. ``inside``:
+        the tokens are a group's (``e^{...}``), where nothing is commentary."""
+        made: list[LarkToken] = []
+        depth = 1 if inside else 0
+        while not self.at_end():
+            if depth == 0 and self.commentary_starts(made):
+                return made, self.position
+            start = len(made)
+            self.lexeme(made)
+            depth += sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
+            if depth > MAX_DEPTH:
+                raise ReadError(f"it nests more than {MAX_DEPTH} levels deep")
+        return made, None
+
+    def commentary_starts(self, made: list[LarkToken]) -> bool:
+        """Whether the formula ends here and what follows is commentary (``\\in \\mathbb{R}^d``,
+        ``, where``, ``\\text{for } w = o``, ``3k steps``)."""
+        token = self.peek()
+        if token.text in _WORDS:
+            named = self.word_ahead() in _FUNCTION_WORDS or self.is_defined(self.word_ahead(lower=False))
+            return token.text in _STOPS and _operand_ended(made) and not named
+        if token.text in _BARS and self.peek(1).text == "\\{":
+            return False  # a count: |\{k : w_k = w\}|
+        return token.text in _STOPS or (_operand_ended(made) and self.word_starts())
+
+    def word_starts(self) -> bool:
+        """Whether a word that names nothing starts here (``steps`` of ``3k steps``):
+        three letters or more written together, apart from what comes before, that cannot be
+        read; it ends the formula."""
+        glued = self.position > 0 and self.found[self.position - 1].end == self.peek().start
+        bracket = self.peek().text == "(" and self.peek(1).kind == "letter"  # "(1 - h) (elementwise)"
+        start = self.position
+        self.position += bracket
+        try:
+            if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
+                return False
+            if bracket and self.peek(self.run_of_letters(after=None)).text != ")":
+                return False
+            for lexeme in self.operand():
+                if lexeme.type == "NAME":
+                    self.resolve(lexeme.value.payload)
+        except ReadError:
+            return True
+        finally:
+            self.position = start
+        return False
+
+    def operand(self) -> list[LarkToken]:
+        """The lexemes of the operand that starts here, a function's bracket included (taken)."""
+        made: list[LarkToken] = []
+        self.lexeme(made)
+        depth = 0
+        while made[-1].type in ("FUNCTION", "MAX") or depth > 0:
+            start = len(made)
+            self.lexeme(made)
+            depth += sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
+        return made
+
+    def lexeme(self, made: list[LarkToken]) -> None:
+        """The lexeme (or the few) that starts here, taken and added to ``made``."""
+        token = self.peek()
+
+        def add(kind: str, payload: object = None, text: str = token.text) -> None:
+            made.append(LarkToken(kind, _Lexeme(text, payload)))
+
+        if token.text in ("\\frac", "\\dfrac", "\\tfrac", "\\cfrac"):
+            self.take()
+            add("FRAC")
+            if self.peek().kind == "number" and len(self.peek().text) == 2:  # \frac12
+                digits = self.take().text
+                add("NUMBER", text=digits[0])
+                add("NUMBER", text=digits[1])
+        elif token.text == "\\sum":
+            add("SUM", self.summed())
+        elif (token.text in ("\\#", *_BARS) and self.peek(1).text == "\\{") or (
+            token.text == "\\#" and self.peek(1).text == "{"
+        ):
+            add("NODE", self.count())
+        elif token.text == "\\boxed":
+            self.take()  # what it boxes is a group, read as a bracket
+        elif token.text in ("\\underbrace", "\\overbrace"):
+            self.take()
+            self.grouped(made, self.group(), "LBRACE", "RBRACE")
+            if self.peek().text in ("_", "^"):
+                self.take()
+                self.group()  # the brace's label
+        elif function := self.function_name():
+            self.function(made, function, token.text)
+        elif self.lexes_indicator(made):
+            pass
+        elif token.text == "e" and self.peek(1).text == "^" and self.is_free("e"):
+            self.position += 2
+            add("FUNCTION", ("exp", False, 0.0))
+            self.grouped(made, self.group(), "LBRACE", "RBRACE")
+        elif (probability := self.probability()) is not None:
+            add("NODE", probability)
+        elif token.text == "\\begin":
+            raise ReadError("it writes out an array entry by entry (\\begin{...}), which is not read")
+        else:
+            self.single(made, add)
+
+    def single(self, made: list[LarkToken], add: Callable[..., None]) -> None:
+        """A number, a script, an operator or a bracket (a lexeme of one token), or a name."""
+        token = self.peek()
+        if token.kind == "number":
+            add("NUMBER", self.take().text)
+        elif token.text in ("^", "_"):
+            self.take()
+            group = self.group()
+            if token.text == "^" and group[0].text == "-" and self.peek().kind == "number":  # x^-1, as typed
+                group += (self.take(),)
+            add("SUPERSCRIPT" if token.text == "^" else "SUBSCRIPT", group)
+        elif token.text == ">" and self.peek(1).text == "=":
+            self.position += 2
+            add("RELATION", text=">=")
+        elif token.text in _KINDS:
+            add(_KINDS[self.take().text])
+        else:
+            word = self.word_ahead(lower=False) if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
+            atom = self.atom()
+            if atom is None and word:
+                raise ReadError(f"it uses '{word}', which is no symbol or function of this question")
+            if atom is None:
+                raise ReadError(_not_read(token))
+            add("NAME", atom)
+
+    def grouped(self, made: list[LarkToken], group: tuple[Token, ...], opening: str, closing: str) -> None:
+        """The lexemes of ``group`` between brackets of the kinds ``opening`` and ``closing``."""
+        inner, _ = _Lexer(list(group), self.vocabulary).lexemes(inside=True)
+        made += [LarkToken(opening, _Lexeme("{")), *inner, LarkToken(closing, _Lexeme("}"))]
+
+    def function(self, made: list[LarkToken], function: str, text: str) -> None:
+        """A function's name (taken) with its primes and power: a call when a bracket follows,
+        ``\\exp x`` or ``\\log x`` without one, ``\\max(0, z)``."""
+        derivative = self.primes()
+        power = self.function_power()
+        opens = self.peek().text in _OPEN
+        if function == "max" and self.peek().text != "(":
+            raise ReadError("max needs its arguments in brackets: \\max(0, z)")
+        if not opens and function not in ("exp", "log"):
+            raise ReadError(f"{function} needs its argument in brackets")
+        kind = "MAX" if function == "max" else "FUNCTION" if opens else "PREFIX"
+        made.append(LarkToken(kind, _Lexeme(text, (function, derivative, power))))
+
+    def lexes_indicator(self, made: list[LarkToken]) -> bool:
+        """``\\mathbb{1}``, ``\\mathbb{I}``, ``\\mathbf{1}`` (taken, with a condition written below
+        it: ``\\mathbb{1}_{w = o}``), or False with nothing taken."""
+        token = self.peek()
+        if token.text not in _INDICATORS or not (
+            self.peek(1).text in ("1", "I")
+            or [self.peek(n).text for n in (1, 2, 3)] in (["{", "1", "}"], ["{", "I", "}"])
+        ):
+            return False
+        self.take()
+        inside = "".join(t.text for t in self.group())
+        made.append(LarkToken("INDICATOR", _Lexeme(f"{token.text}{{{inside}}}", inside)))
+        if self.peek().text == "_" and self.compares(self.peek(1)):  # \mathbf{1}_n is the ones of size n
+            self.take()
+            self.grouped(made, self.group(), "LSQB", "RSQB")
+        return True
+
+    def compares(self, opening: Token) -> bool:
+        """Whether the group that starts at ``opening`` (a brace) holds a comparison."""
+        start = self.found.index(opening, self.position)
+        for token in self.found[start + 1 :]:
+            if token.text == "}" or _KINDS.get(token.text) in ("RELATION", "EQUALS", "NEQ"):
+                return token.text != "}"
+        return False
+
+    def summed(self) -> _Range:
+        """``\\sum`` with what is written below and above it (taken): the index and its range."""
+        self.take()
+        written, upper, shift = _Range(""), "", 0
+        for _ in range(2):
+            if self.peek().text == "_":
+                self.take()
+                written = self.sub_reader(self.group()).sum_range()
+                if written.upper:
+                    upper, shift = _upper_limit(written.upper)
+            elif self.peek().text == "^":
+                self.take()
+                upper, shift = _upper_limit(self.group())
+        if not written.index:
+            raise ReadError("a sum needs its index below it: \\sum_{w}")
+        return replace(written, limit=upper, shift=shift)
+
 
 @dataclass(frozen=True)
 class _Range:
@@ -1304,6 +1198,8 @@ class _Range:
     condition: SameIndex | None = None
     lower: int = 1
     upper: tuple[Token, ...] = ()  # the upper limit, when written below the sum (k=1..K)
+    limit: str = ""  # the upper limit read: a size (K, |V|) or a number
+    shift: int = 0  # what the upper limit adds to the size: -1 for K-1
 
 
 _NO_LIMIT: tuple[Token, ...] = ()
@@ -1352,3 +1248,246 @@ def _unread_definition(atom: Atom, vocabulary: Vocabulary) -> str:
 
 def _shown_atom(atom: Atom) -> str:
     return atom.base.replace("hat ", "\\hat ") + (f"_{{{_flat(atom.subscript)}}}" if atom.subscript else "")
+
+
+@dataclass(frozen=True)
+class _Lexeme:
+    """What a lexeme holds: its text as written (for messages) and what it carries (an
+    :class:`Atom`, a script's tokens, a function, a node read whole)."""
+
+    text: str
+    payload: object = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lark
+    "+": "PLUS",
+    "-": "MINUS",
+    "\\odot": "ODOT",
+    "\\circ": "ODOT",
+    "\\otimes": "OTIMES",
+    **{times: "TIMES" for times in _TIMES - {"\\cdot"}},
+    "\\cdot": "CDOT",
+    "/": "SLASH",
+    "'": "PRIME",
+    "(": "LPAR",
+    ")": "RPAR",
+    "[": "LSQB",
+    "]": "RSQB",
+    "{": "LBRACE",
+    "}": "RBRACE",
+    "\\{": "LSET",
+    "\\}": "RSET",
+    ",": "COMMA",
+    ";": "SEPARATOR",
+    "=": "EQUALS",
+    "\\neq": "NEQ",
+    "\\ne": "NEQ",
+    **{dots: "DOTS" for dots in _DOTS},
+    **{relation: "RELATION" for relation in (*_COMPARE, *_LESS)},
+}
+_DEPTH = {"LPAR": 1, "LSQB": 1, "LBRACE": 1, "LSET": 1, "RPAR": -1, "RSQB": -1, "RBRACE": -1, "RSET": -1}
+_CLOSING_TEXT = {"RPAR": ")", "RSQB": "]", "RBRACE": "}", "RSET": "\\}"}
+_ENDS_OPERAND = {"NAME", "NUMBER", "NODE", "PRIME", "SUPERSCRIPT", "SUBSCRIPT", "INDICATOR", *_CLOSING_TEXT}
+_PRODUCTS: dict[str, ProductKind] = {
+    "entrywise": "elementwise",
+    "outer": "outer",
+    "side_by_side": "product",
+    "times": "product",
+    "dot": "dot",
+    "divide": "divide",
+}
+_POSTFIX = {"transpose", "superscript", "entry"}
+
+
+def _operand_ended(made: list[LarkToken]) -> bool:
+    """Whether the lexemes so far end with a whole operand (a name, a closing bracket)."""
+    return bool(made) and made[-1].type in _ENDS_OPERAND
+
+
+def _payload(token: LarkToken) -> Any:
+    return token.value.payload
+
+
+class _Builder:
+    """The tree of a formula from the grammar's parse: each rule of formula.lark as a node of
+    :mod:`.tree`, names resolved in the lexer's vocabulary."""
+
+    def __init__(self, names: _Lexer) -> None:
+        self.names = names
+
+    def build(self, tree: Tree | LarkToken) -> Node:
+        spine = []  # sums, products and scripts nest to the left: built in a loop, not by recursion
+        while isinstance(tree, Tree) and (tree.data in _PRODUCTS or tree.data in _POSTFIX or tree.data in _SUMS):
+            spine.append(tree)
+            tree = tree.children[0]
+        node = self.primary(tree)
+        for step in reversed(spine):
+            node = self.combined(step, node)
+        return node
+
+    def combined(self, tree: Tree, left: Node) -> Node:
+        last = tree.children[-1]
+        if tree.data == "transpose":
+            return Transpose(left)
+        if tree.data == "superscript":
+            return _superscript(left, _payload(last))
+        if tree.data == "entry":
+            return Entry(left, self.names.entry_indices(_payload(last)))
+        if tree.data in _SUMS:
+            return Sum(left, self.build(last), tree.data == "subtract")
+        right = self.build(last)
+        if tree.data == "side_by_side" and left == Number(1.0) and isinstance(right, (Indicator, SameIndex)):
+            return right  # 1[w = o], 1\{z > 0\}: the indicator, written with its 1
+        return Product(left, right, _PRODUCTS[tree.data])
+
+    def primary(self, tree: Tree | LarkToken) -> Node:
+        assert isinstance(tree, Tree), tree  # every terminal of formula.lark sits in a rule
+        children = tree.children
+        if tree.data in ("number", "name", "node"):
+            return self.leaf(tree.data, children[0])
+        if tree.data in ("signed", "negative"):
+            operand = self.build(children[1])
+            return Negative(operand) if tree.data == "negative" else operand
+        if tree.data in ("bracket", "argument"):
+            return self.inside(children[1], children[0])
+        if tree.data == "fraction":
+            return Product(self.build(children[1]), self.build(children[2]), "divide")
+        if tree.data == "summation":
+            over = _payload(children[0])
+            body = self.build(children[1])
+            return Summation(over.index, body, over.skip, over.limit, over.condition, over.lower, over.shift)
+        if tree.data == "call":
+            return self.call(_payload(children[0]), self.build(children[1]))
+        if tree.data == "maximum":
+            return _maximum(self.build(children[2]), self.build(children[4]))
+        if tree.data in ("indicator", "ones"):
+            return self.indicator(children[0], children[1] if len(children) > 1 else None)
+        if tree.data == "condition":
+            return self.condition(tree)
+        raise ReadError(f"the reader has no rule for {tree.data}")
+
+    def leaf(self, kind: str, token: LarkToken) -> Node:
+        if kind == "number":
+            return Number(float(token.value.text))
+        if kind == "node":
+            return _payload(token)
+        atom = _payload(token)
+        node = self.names.resolve(atom)
+        return Transpose(node) if atom.transposed else node
+
+    def inside(self, inside: Tree | LarkToken, opening: LarkToken) -> Node:
+        """What a bracket holds: a formula, a condition (Iverson's bracket, numpy's mask) or the
+        parts of a family written out (``[u_{w_1}; \\dots; u_{w_K}]``)."""
+        if isinstance(inside, Tree) and inside.data == "condition":
+            return self.condition(inside)
+        if isinstance(inside, Tree) and inside.data == "stack":
+            return self.stack(inside, opening)
+        return self.build(inside)
+
+    def stack(self, tree: Tree, opening: LarkToken) -> Node:
+        first, separator, _, again, last = tree.children
+        ends = [self.build(end) for end in (first, last)]
+        first_part, last_part = (node.operand if isinstance(node, Transpose) else node for node in ends)
+        mark = separator.children[0]
+        if (
+            again.children[0].type == mark.type
+            and isinstance(first_part, Part)
+            and isinstance(last_part, Part)
+            and isinstance(first_part.index, IndexOf)
+            and isinstance(last_part.index, IndexOf)
+            and first_part.family == last_part.family
+            and first_part.index.indices == last_part.index.indices
+            and first_part.index.position == IndexName("1")
+        ):
+            columns = mark.type == "COMMA"
+            return Stack(first_part.family, first_part.index.indices, columns, last_part.index.position.name)
+        closing = _OPEN.get(opening.value.text, ")")
+        raise ReadError(f"expected '{closing}' but found '{mark.value.text}' (are the brackets balanced?)")
+
+    def call(self, function: tuple[str, bool, float], argument: Node) -> Node:
+        name, derivative, power = function
+        name += "'" if derivative else ""
+        vocabulary = self.names.vocabulary
+        if vocabulary is not None and name in vocabulary.functions:
+            parameter, body = vocabulary.functions[name]
+            if body is None:
+                raise ReadError(
+                    f"{name} is defined in the answer in a way that cannot be read (a constant, or cases "
+                    "in words?); define it as a formula, with \\begin{cases} for cases, or use the notation's"
+                )
+            return Defined(name, parameter, body, argument)
+        if derivative and name not in ("sigma'", "relu'"):
+            raise ReadError(f"it uses the derivative of {name[:-1]}; only sigma' and ReLU' are read")
+        return Power(Call(name, argument), power) if power else Call(name, argument)
+
+    def indicator(self, symbol: LarkToken, bracket: Tree | None) -> Node:
+        """``\\mathbb{1}[...]``, ``\\mathbb{I}\\{...\\}``, ``\\mathbf{1}_{...}``; ``\\mathbf{1}`` alone
+        is the vector of ones, which a number stands for in ``1 - h``."""
+        inside = bracket.children[1] if bracket is not None else None
+        if isinstance(inside, Tree) and inside.data == "condition":
+            return self.condition(inside)
+        if _payload(symbol) != "1":
+            raise ReadError(f"it uses {symbol.value.text} without a condition in brackets after it")
+        return Number(1.0) if bracket is None else Product(Number(1.0), self.primary(bracket), "product")
+
+    def condition(self, tree: Tree) -> Node:
+        left, operator, right = tree.children
+        if operator.type in ("EQUALS", "NEQ"):
+            indices = self.index_of(left), self.index_of(right)
+            if indices[0] is not None and indices[1] is not None:
+                return SameIndex(indices[0], indices[1], operator.type == "NEQ")
+        text = operator.value.text
+        if operator.type == "NEQ":
+            raise ReadError(f"the indicator's condition uses '{text}'; write it with > or \\geq")
+        sides = self.build(left), self.build(right)
+        if operator.type == "EQUALS":
+            return Indicator(*sides, "=")
+        if text in _COMPARE:
+            return Indicator(*sides, _COMPARE[text])
+        return Indicator(sides[1], sides[0], ">" if text in ("<", "\\lt") else "≥")
+
+    def index_of(self, tree: Tree | LarkToken) -> IndexExpression | None:
+        """The index a side of ``w = o`` or ``w_k \\neq w`` names, None when it is a value."""
+        if not isinstance(tree, Tree) or tree.data not in ("name", "number"):
+            return None
+        if tree.data == "number":
+            return IndexName(tree.children[0].value.text)
+        atom = _payload(tree.children[0])
+        if atom.superscript or atom.transposed or len(atom.base) != 1 or not atom.base.isalpha():
+            return None
+        below = [token.text for token in atom.subscript if token.text not in "{}"]
+        if not below:
+            return IndexName(atom.base)
+        vocabulary = self.names.vocabulary
+        if len(below) == 1 and vocabulary is not None and atom.base in vocabulary.index_lists:
+            return IndexOf(atom.base, IndexName(below[0]))
+        return None
+
+
+_SUMS = {"add", "subtract"}
+
+
+def _superscript(node: Node, group: tuple[Token, ...]) -> Node:
+    text = "".join(token.text for token in group)
+    if transposes(group):
+        return Transpose(node)
+    if text == "-T":
+        raise ReadError("it uses an inverse (^{-T}), which this reader does not compute")
+    try:
+        exponent = float(text)
+    except ValueError:
+        raise ReadError(f"it raises to the power '{text}'; only numbers and transposes are read") from None
+    if abs(exponent) > MAX_POWER:
+        raise ReadError(f"it raises to a power above {MAX_POWER}")
+    return Power(node, exponent)
+
+
+def _maximum(first: Node, second: Node) -> Node:
+    if first == Number(0.0):
+        return Call("relu", second)
+    if second == Number(0.0):
+        return Call("relu", first)
+    raise ReadError("only max(0, z), the ReLU, is read")
