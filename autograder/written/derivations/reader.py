@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -193,6 +194,10 @@ def tokenised(text: str) -> list[Token]:
     position = 0
     while position < len(text):
         match = _TOKEN.match(text, position)
+        if match is None and unicodedata.category(text[position]) == "So":  # a tick, a star: it ends a formula
+            found.append(Token("other", text[position], position, position + 1))
+            position += 1
+            continue
         if match is None:
             raise ReadError(f"it contains {text[position]!r}, which is no part of a formula")
         kind = match.lastgroup or ""
@@ -452,6 +457,8 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
     lexer = _Lexer(found, vocabulary)
     if lexer.at_end():
         raise ReadError("there is no formula in it")
+    if found[0].kind == "other":
+        raise ReadError(_not_read(found[0]))
     if lexer.word_starts():
         if len(re.findall(r"[A-Za-z]{3,}", latex)) >= 3:  # "the number of words times two"
             raise ReadError("there is no formula in it, only words")
@@ -929,8 +936,10 @@ class _Lexer:
             return same
         if atom.subscript and atom.stem in vocabulary.definitions:  # an entry of a name of the answer's own
             return Entry(vocabulary.definitions[atom.stem], self.entry_indices(atom.subscript))
-        if atom.subscript and atom.stem in vocabulary.families:
-            return self.part(vocabulary.families[atom.stem], self.index_expression(atom.subscript))
+        if atom.subscript and atom.stem in vocabulary.families:  # u_{w,j}: entry j of u_w
+            return self.entry_of_named(atom) or self.part(
+                vocabulary.families[atom.stem], self.index_expression(atom.subscript)
+            )
         if atom.subscript and atom.stem in vocabulary.symbols:
             symbol = vocabulary.symbols[atom.stem]
             if symbol in vocabulary.entry_definitions:  # y_i, where the answer defined y_k = ...
@@ -949,9 +958,13 @@ class _Lexer:
     def entry_of_named(self, atom: Atom) -> Node | None:
         """``v_{c,i}``: the entries after the last comma of a symbol named by what comes before it."""
         split = atom.named_entry()
-        if split is None or self.vocabulary is None or split[0].key not in self.vocabulary.symbols:
+        if split is None or self.vocabulary is None:
             return None
-        return Entry(self.resolve(split[0]), self.entry_indices(split[1]))
+        try:
+            named = self.resolve(split[0])  # a symbol or a part of a family: v_c, u_w
+        except ReadError:
+            return None
+        return Entry(named, self.entry_indices(split[1]))
 
     def kronecker(self, subscript: tuple[Token, ...]) -> SameIndex | None:
         """Kronecker's delta of two indices: ``\\delta_{wo}``, ``\\delta_{w,o}``, ``\\delta_{w, w_k}``."""
@@ -1025,6 +1038,8 @@ class _Lexer:
             return token.text in _STOPS and _operand_ended(made) and not named
         if token.text in _BARS and self.peek(1).text == "\\{":
             return False  # a count: |\{k : w_k = w\}|
+        if token.kind == "other" or (token.text == "\\#" and self.peek(1).text not in ("{", "\\{")):
+            return True  # "ŷ - y ✔", a comment in code: "sigmoid(uo @ vc) # scalar"
         return token.text in _STOPS or (_operand_ended(made) and self.word_starts())
 
     def word_starts(self) -> bool:
@@ -1214,6 +1229,8 @@ def _not_read(token: Token) -> str:
         return "it ends too soon (an operator or a bracket without what follows it)"
     if token.kind == "command":
         return f"it uses '{token.text}', which this reader does not know"
+    if token.kind == "other":
+        return f"it contains {token.text!r}, which is no part of a formula"
     return f"it cannot be read from '{token.text}' on"
 
 

@@ -490,9 +490,11 @@ def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Conventio
     the handouts tell students. A formula right only under vectors the answer did not choose is not
     right: ``(\\hat y - y)^\\top v_c`` is the outer product with row vectors, and no product at all
     with the handout's columns. A convention that must be stated (:attr:`Convention.stated_by`)
-    holds only where the answer states it."""
+    holds only where the answer states it, and there it is the only one: an answer that says it
+    uses the denominator layout is judged in that layout."""
     text = answer.lower()
     conventions = tuple(c for c in conventions if not c.stated_by or re.search(c.stated_by, answer, re.IGNORECASE))
+    conventions = tuple(c for c in conventions if c.stated_by) or conventions  # a layout it says it uses
     said = {
         m[1] for m in _VECTORS_SAID.finditer(text) if not _HANDOUTS_OWN.search(text, max(0, m.start() - 25), m.start())
     }
