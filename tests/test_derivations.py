@@ -12,13 +12,14 @@ import yaml
 
 from autograder.core.config import available_assignments, load_assignment
 from autograder.written.answers import read_answers
+from autograder.written.derivations.catalogue import SPELLINGS
 from autograder.written.derivations.evaluate import EvaluationError
 from autograder.written.derivations.final import MAX_ANSWER, equations
+from autograder.written.derivations.lexemes import MAX_LENGTH, ReadError, Vocabulary, tokenised, tokens
 from autograder.written.derivations.notation import Convention
-from autograder.written.derivations.reader import MAX_LENGTH, ReadError, Vocabulary, read, tokenised, tokens
+from autograder.written.derivations.reader import read
 from autograder.written.derivations.spellings import REWRITES
 from autograder.written.derivations.tree import shown
-from autograder.written.derivations.catalogue import SPELLINGS
 from autograder.written.derivations.verdict import describe, judge
 from autograder.written.handout_data import derivation_questions, handout_data
 

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from autograder.core.config import load_assignment
-from autograder.written.derivations import reader
-from autograder.written.derivations.reader import ReadError, Vocabulary, read
+from autograder.written.derivations import lexemes
+from autograder.written.derivations.lexemes import ReadError, Vocabulary
+from autograder.written.derivations.reader import read
 from autograder.written.derivations.tree import Indicator, Negative, SameIndex, Summation, Transpose
 from autograder.written.handout_data import derivation_questions
 
-GRAMMAR = Path(reader.__file__).with_name("formula.lark")
+GRAMMAR = Path(lexemes.__file__).with_name("formula.lark")
 
 
 @pytest.fixture(scope="module")
@@ -128,10 +129,10 @@ def test_the_grammar_and_the_lexer_name_the_same_terminals():
     a rule can never wait for a lexeme that never comes."""
     grammar = GRAMMAR.read_text(encoding="utf-8")
     declared = {name for line in re.findall(r"^%declare (.+)$", grammar, re.MULTILINE) for name in line.split()}
-    made_alone = set(reader._KINDS.values())
+    made_alone = set(lexemes.KINDS.values())
     made_by_rules = {"NUMBER", "NAME", "NODE", "FUNCTION", "PREFIX", "MAX", "FRAC", "SUM", "INDICATOR"}
     made_by_rules |= {"SUPERSCRIPT", "SUBSCRIPT"}
     assert declared == made_alone | made_by_rules
-    source = Path(reader.__file__).read_text(encoding="utf-8")
+    source = Path(lexemes.__file__).read_text(encoding="utf-8")
     for kind in made_by_rules:
         assert f'"{kind}"' in source, f"the lexer makes no {kind}"

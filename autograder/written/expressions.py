@@ -34,8 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from autograder.written.derivations.evaluate import EvaluationError, Scope, evaluate
+from autograder.written.derivations.lexemes import ReadError, UnknownName, Vocabulary
 from autograder.written.derivations.notation import Notation, Symbol
-from autograder.written.derivations.reader import ReadError, UnknownName, Vocabulary, read
+from autograder.written.derivations.reader import read
 from autograder.written.derivations.tree import Node, shown
 
 # No two parts of the prefix can match the same characters, so a line that is not an answer line

@@ -27,13 +27,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from autograder.written.derivations.notation import Target
-from autograder.written.derivations.reader import (
-    OTHERWISE,
+from autograder.written.derivations.lexemes import (
     Atom,
-    Cases,
     ReadError,
-    Side,
     Token,
     Vocabulary,
     atom_at,
@@ -41,6 +37,8 @@ from autograder.written.derivations.reader import (
     superscript_transposes,
     tokens,
 )
+from autograder.written.derivations.notation import Target
+from autograder.written.derivations.sides import OTHERWISE, Cases, Side
 from autograder.written.derivations.spellings import GREEK, plain_letters
 from autograder.written.expressions import ANSWER_LINE, BOXED, answer_word, below_answer_line, braced
 from autograder.written.latex import code_blocks, math_in

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from autograder.written.derivations.evaluate import EvaluationError, Scope, entry, evaluate
+from autograder.written.derivations.lexemes import Vocabulary
 from autograder.written.derivations.notation import Convention, Notation
-from autograder.written.derivations.reader import Vocabulary, read
+from autograder.written.derivations.reader import read
 from autograder.written.derivations.tree import Node
 
 

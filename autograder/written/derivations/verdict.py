@@ -28,18 +28,10 @@ from autograder.written.derivations.final import (
     case_of,
     final_formula,
 )
+from autograder.written.derivations.lexemes import ReadError, Vocabulary, defined_function, defined_name, key_of
 from autograder.written.derivations.notation import Convention, Notation, Target
-from autograder.written.derivations.reader import (
-    ReadError,
-    Side,
-    Vocabulary,
-    Words,
-    defined_function,
-    defined_name,
-    key_of,
-    read,
-    read_side,
-)
+from autograder.written.derivations.reader import read, read_side
+from autograder.written.derivations.sides import Side, Words
 from autograder.written.derivations.tree import (
     Entry,
     IndexName,
