@@ -147,13 +147,14 @@ def test_a_long_answer_is_read_from_its_end_with_its_math_paired():
 @pytest.mark.parametrize("case", sorted(MADE_TO_BE_SLOW))
 def test_answers_made_to_be_slow_get_a_verdict_quickly(questions, case):
     """Every step is linear in the answer (cut at 20,000 characters) or bounded: a verdict, never an
-    exception, in well under a second (a few to a few hundred ms here)."""
-    started = time.perf_counter()
+    exception, in well under a second (a few to a few hundred ms here). Measured in this process's
+    CPU time: the suite's other workers share the cores and would make wall time a measure of them."""
+    started = time.process_time()
     for question in ("2b-ii", "2c-i"):
         verdict = _verdict(questions, question, MADE_TO_BE_SLOW[case])
         assert verdict.status in ("equal", "not equal", "unreadable")
         describe(MADE_TO_BE_SLOW[case], questions["word2vec"][question])
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 @pytest.mark.smoke
