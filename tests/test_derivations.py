@@ -755,6 +755,23 @@ READ_AS_MEANT = [
     # handout vectors defined entry by entry, nested, each entry read in every term of two sums
     ("1d-i", r"With $z_i = \sum_j x_j (W_1)_{ji} + (b_1)_i$ and $h_i = \sigma(z_i)$: $$\frac{\partial J}{\partial x_j} = "
              r"\sum_{i}\sum_{k}(\hat y_k - y_k)(W_2)_{ik}\,h_i(1-h_i)\,(W_1)_{ji}$$"),
+    # --- what blind set 9's first run found unread (examples of our own)
+    # a tick after the formula; a comment after code
+    ("2b-ii", "∂J/∂v_c = Uᵀ(ŷ − y) ✓"),
+    ("2b-ii", "dJ/dvc = U.T @ (yhat - y) # a d-vector"),
+    # an entry of a family's part by index notation, inside a sum over the entries
+    ("2c-ii", r"$$\frac{\partial J}{\partial u_{w,i}} = \#\{k : w_k = w\}\,"
+              r"\sigma\Big(\sum_{j=1}^{d} u_{w,j} v_{c,j}\Big) v_{c,i}$$"),
+    # a sum whose range is the length of what it picks an entry of
+    ("1c-i", r"$$\frac{\partial CE}{\partial \theta_i} = \frac{\exp(\theta)_i}{\sum_k \exp(\theta)_k} - y_i$$"),
+    # a case said on its own line, a blank line, then its display
+    ("2b-iii", "If $w = o$:\n\n$$\\frac{\\partial J}{\\partial u_w} = (\\hat y_o - 1) v_c$$\n\n"
+               "If $w \\neq o$:\n\n$$\\frac{\\partial J}{\\partial u_w} = \\hat y_w v_c$$"),
+    # the k-th sample typed u_w_k, in LaTeX and with a unicode subscript
+    ("2c-i", r"$$\frac{\partial J}{\partial u_{w_k}} = \sigma(u_w_k^\top v_c)\,v_c$$ and "
+             r"$$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1) u_o + \sum_k \sigma(u_w_k^\top v_c) u_w_k$$"),
+    ("2c-i", "∂J/∂v_c = (σ(u_oᵀv_c) − 1) u_o + Σₖ σ(u_wₖᵀv_c) u_wₖ\n∂J/∂u_o = (σ(u_oᵀv_c) − 1) v_c\n"
+             "∂J/∂u_wₖ = σ(u_wₖᵀv_c) v_c"),
 ]
 
 
@@ -770,6 +787,11 @@ def test_formulas_students_write_are_read_as_meant(questions, question, answer):
     ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l} = p - y$$ where $p_k = \frac{e^{l_k}}{\sum_{c \neq k} e^{l_c}}$",
      "not equal"),
     ("parser", "1c-ii", r"$$\frac{\partial J}{\partial l} = p - y$$ where $p_k = \frac{e^{l_k}}{\sum_{c} e^{l_c}}$", "equal"),
+    # a layout the answer says it uses is the one it is judged in (blind set 9's one false equal)
+    ("parser", "1c-i", r"In denominator layout: $$\frac{\partial h}{\partial x} = \mathrm{diag}(\mathbb{1}[xW + b_1 > 0]) W^\top$$",
+     "not equal"),
+    ("parser", "1c-i", r"In denominator layout: $$\frac{\partial h}{\partial x} = W \mathrm{diag}(\mathbb{1}[xW + b_1 > 0])$$",
+     "equal"),
     # the one-hot said in words to be another word's: not the handout's y
     ("word2vec", "2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ\n\nHere y is the one-hot vector of the center word c.", "unreadable"),
     ("word2vec", "2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ\n\nHere y is the one-hot vector of the outside word o.", "equal"),

@@ -273,10 +273,10 @@ def _uses(node: Node, index: str, scope: Scope) -> tuple[int, str] | None:
         return _list_position(index, (node.index,), scope)
     if isinstance(node, Entry):
         found = _list_position(index, node.indices, scope)
-        if found is None and isinstance(node.operand, Name):
-            value = scope.symbols[node.operand.symbol]
+        if found is None and IndexName(index) in node.indices:  # x_k, \exp(\theta)_k: k runs over its entries
+            value = _value_without(node.operand, scope)
             for axis, entry_index in enumerate(node.indices):
-                if entry_index == IndexName(index):
+                if value is not None and entry_index == IndexName(index):
                     return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
         if found is not None:
             return found
@@ -289,6 +289,14 @@ def _uses(node: Node, index: str, scope: Scope) -> tuple[int, str] | None:
         if found is not None:
             return found
     return None
+
+
+def _value_without(node: Node, scope: Scope) -> np.ndarray | None:
+    """``node``'s value where it needs no index bound by a sum around it, else None."""
+    try:
+        return evaluate(node, scope)
+    except EvaluationError:
+        return None
 
 
 def _list_position(index: str, indices: tuple[IndexExpression, ...], scope: Scope) -> tuple[int, str] | None:

@@ -46,6 +46,7 @@ from autograder.written.latex import code_blocks, math_in
 MAX_ANSWER = 20_000  # characters of an answer searched for equations
 _CASE_SAID = re.compile(r"([a-z])\s*(=|\\neq?|\\ne|≠)\s*([a-z])")
 _CASE_REACH = 40  # characters between "for $w = o$" and the equation it introduces
+_CASE_LABEL = 12  # characters before a case said as a label ("**Case 1:** $w = o$")
 _LONG_RUN = re.compile(r"data:[^\s)]*|[A-Za-z0-9+/=]{200,}")  # a pasted image (base64): no formula
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{(?:align|aligned|equation|gather|split|eqnarray|multline)\*?\}")
 _ROW_SPACING = re.compile(r"\\\\\s*\[\s*-?[\d.]+\s*(?:pt|em|ex|mm|cm|in|mu|bp)\s*\]")  # \\[2pt]: a row break
@@ -121,6 +122,7 @@ def equations(answer: str) -> list[Equation]:
 
     found: list[Equation] = []
     case: tuple[str, str, bool] | None = None  # "For $w = o$:" just before: the case the math answers
+    heading = False  # whether that case is said alone at a line's start, as a label
     previous_end = 0
     maths = _maths(answer)
     skip = 0  # maths that a definition by cases in words took as its conditions and values
@@ -134,11 +136,15 @@ def equations(answer: str) -> list[Equation]:
             found += _defined_by_cases(*prose[:2], line(start), on_answer_line(start), displayed)
             skip, previous_end, case = prose[2], maths[prose[2] - 1][1], None
             continue
-        if case is not None and (len(between) > _CASE_REACH or "\n\n" in between or ". " in between):
+        introduced = between.strip() in ("", ":") and heading  # "For $w = o$:", a blank line, then the display
+        if case is not None and (
+            len(between) > _CASE_REACH or ("\n\n" in between and not introduced) or ". " in between
+        ):
             case = None
         said = _case_said(math)
         if said is not None:
             case = said
+            heading = len(answer[answer.rfind("\n", 0, start) + 1 : start].strip()) <= _CASE_LABEL  # "If $w = o$:"
         else:
             listed = [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
             if listed and found and math.lstrip().startswith("="):  # "$= ...$" goes on with the math above

@@ -355,6 +355,9 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
         run = reader.adjacent_run(atom.subscript[0])
         if len(run) == 1:  # du_wk typed for du_{w_k}: the k-th of the list w, as the reader takes u_wk
             return Atom(atom.base, (atom.subscript[0], Token("symbol", "_", run[0].start, run[0].start), *run))
+    if atom is not None and atom.base.islower() and len(atom.subscript) == 1 and reader.peek().text == "_":
+        if atom.subscript[0].kind == "letter":  # du_w_k, du_wₖ: u_{w_k}, as the reader takes it
+            return Atom(atom.base, (*atom.subscript, reader.take(), *reader.group()), atom.superscript)
     return atom
 
 
@@ -769,6 +772,8 @@ class Lexer:
                 self.take()
                 subscript = self.group()
                 subscript += self.word_of(atom.base, subscript)
+                if self.peek().text == "_" and self.lists(atom.base, subscript):  # u_w_k typed for u_{w_k}
+                    subscript += (self.take(), *self.group())
             elif self.peek().text == "^" and self.peek(1).text == "{" and self.peek(2).text == "(":
                 self.take()
                 group = self.group()
@@ -777,6 +782,17 @@ class Lexer:
                 transposed = transposes(group[closing + 1 :])
                 return Atom(atom.base, subscript, superscript, transposed or atom.transposed)
         return Atom(atom.base, subscript, superscript, atom.transposed)
+
+    def lists(self, base: str, subscript: tuple[Token, ...]) -> bool:
+        """Whether ``subscript`` of a family's part is a list of indices alone (``w`` of ``u_w``), so
+        that a subscript on it picks one of the list (``u_w_k``)."""
+        vocabulary = self.vocabulary
+        return (
+            vocabulary is not None
+            and base in vocabulary.families
+            and len(subscript) == 1
+            and subscript[0].text in vocabulary.index_lists
+        )
 
     def word_of(self, base: str, subscript: tuple[Token, ...]) -> tuple[Token, ...]:
         """The letters that follow a one-letter subscript without a space, when with them it is a
