@@ -53,7 +53,7 @@ from autograder.core.config import Assignment, load_assignment  # noqa: E402
 from autograder.grading.expected import LiveReference  # noqa: E402
 from autograder.grading.grade import module_names, worker_spec  # noqa: E402
 from autograder.boundary.isolation import detect_isolation  # noqa: E402
-from autograder.boundary.protocol import Decoder, Encoder, FixtureRef  # noqa: E402
+from autograder.contract.protocol import Decoder, Encoder, FixtureRef  # noqa: E402
 from autograder.grading.reference import load_reference  # noqa: E402
 from autograder.boundary.session import WorkerSession, WorkerSpec  # noqa: E402
 from autograder.core.submission import locate  # noqa: E402

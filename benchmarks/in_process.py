@@ -21,7 +21,7 @@ import time
 from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from typing import Any
 
-from autograder.boundary.protocol import round_trip
+from autograder.contract.protocol import round_trip
 from autograder.grading.reference import importable
 from autograder.boundary.session import CallResult, StudentRaised, WorkerSpec, copy_files, encode_request
 from autograder.worker.calls import Worker

@@ -22,11 +22,11 @@ from autograder.core.results import GradescopeResults
 from autograder.grading.expected import LiveReference
 from autograder.grading.grade import grade, module_names
 from autograder.grading.ownership import helpers_of, owners, units
-from autograder.boundary.protocol import KEPT, round_trip
+from autograder.contract.protocol import KEPT, round_trip
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import _suspects, collect_tests
 from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec, WorkerTimeout
-from autograder.boundary.state_sync import StateSync
+from autograder.contract.state_sync import StateSync
 from tests.conftest import PYTHON, lost_points
 from tests.fixtures import parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import bug

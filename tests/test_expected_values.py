@@ -10,7 +10,7 @@ import pytest
 from autograder.core.config import load_assignment
 from autograder.grading.expected import ExpectedValueMissing, LiveReference, RecordedReference, RecordingReference
 from autograder.grading.grade import module_names
-from autograder.boundary.protocol import FixtureRef
+from autograder.contract.protocol import FixtureRef
 from autograder.grading.reference import load_reference
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)

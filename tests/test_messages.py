@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from autograder.boundary.messages import (
+from autograder.contract.messages import (
     Callback,
     CallbackResult,
     CallReply,

@@ -13,7 +13,7 @@ import pytest
 
 from autograder.boundary import session as sandbox
 from autograder.core.config import Limits
-from autograder.boundary.protocol import Opaque
+from autograder.contract.protocol import Opaque
 from tests.conftest import check_a_stopped_worker_times_out
 from autograder.boundary.session import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
                                 WorkerSpec, WorkerTimeout, copy_files)

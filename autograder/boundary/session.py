@@ -29,14 +29,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from autograder.boundary import memory_cgroup
 from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
-from autograder.boundary.launch import CHANNEL_EXIT, DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
 from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
-from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
-from autograder.boundary.plan import DiskBudget, Plan, ResourceLimits, View
-from autograder.boundary.protocol import (
+from autograder.contract import memory_cgroup
+from autograder.contract.launch import CHANNEL_EXIT, DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
+from autograder.contract.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
+from autograder.contract.plan import DiskBudget, Plan, ResourceLimits, View
+from autograder.contract.protocol import (
     Decoder,
     DocumentTooLarge,
     Encoder,

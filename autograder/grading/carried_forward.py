@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from autograder.boundary.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
-from autograder.boundary.protocol import (
+from autograder.boundary.session import CallResult, HelperAnswers, Session
+from autograder.contract.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
+from autograder.contract.protocol import (
     ArgRef,
     Decoder,
     Encoder,
@@ -31,8 +32,7 @@ from autograder.boundary.protocol import (
     ProtocolError,
     pack_parts,
 )
-from autograder.boundary.session import CallResult, HelperAnswers, Session
-from autograder.boundary.state_sync import StateSync, generators_in
+from autograder.contract.state_sync import StateSync, generators_in
 from autograder.grading.checks import agree
 
 

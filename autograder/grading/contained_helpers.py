@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from autograder.boundary.messages import HelperAnswer, HelperCall
-from autograder.boundary.protocol import (
+from autograder.contract.messages import HelperAnswer, HelperCall
+from autograder.contract.protocol import (
     FrameReader,
     MessageTooLarge,
     Packed,

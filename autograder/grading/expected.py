@@ -2,7 +2,7 @@
 
 A test asks ``self.expect(target, *args)`` exactly as it asks ``self.call(target, *args)`` of the
 student's code: ``"module.function"`` or a probe ``"fixtures:name"``, with arguments that may hold
-:class:`~autograder.boundary.protocol.FixtureRef` objects. Both sides therefore see the same inputs, and the
+:class:`~autograder.contract.protocol.FixtureRef` objects. Both sides therefore see the same inputs, and the
 answer comes back in the same form (through the same JSON + raw arrays encoding), so the messages a
 student reads do not depend on where the expected value came from. Three sources answer:
 
@@ -29,8 +29,8 @@ from typing import Any, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from autograder.boundary.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
 from autograder.boundary.session import CallResult
+from autograder.contract.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
 from autograder.core.config import Assignment
 from autograder.grading.carried_forward import Answer, HelperSource, LiveHelpers, RecordedHelpers
 from autograder.worker import probes
@@ -144,7 +144,7 @@ class RecordedHelper(BaseModel):
 
 
 class Recording(BaseModel):
-    """The JSON part of the recording file; arrays travel beside it (:mod:`autograder.boundary.protocol`)."""
+    """The JSON part of the recording file; arrays travel beside it (:mod:`autograder.contract.protocol`)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -5,7 +5,7 @@ the student's files and the assignment's given support files. It reads requests 
 answers on another; it reports raw outputs and exceptions, never verdicts. Student output goes to the
 file the grader attached as stdout/stderr.
 
-Importable without numpy-heavy grader code: it touches only :mod:`autograder.boundary.protocol` and the
+Importable without numpy-heavy grader code: it touches only :mod:`autograder.contract.protocol` and the
 assignment's public fixtures module.
 """
 
@@ -24,9 +24,9 @@ from typing import Any, NoReturn
 import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
-from autograder.boundary.launch import CHANNEL_EXIT
-from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
-from autograder.boundary.protocol import (
+from autograder.contract.launch import CHANNEL_EXIT
+from autograder.contract.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
+from autograder.contract.protocol import (
     Decoder,
     Encoder,
     FrameReader,

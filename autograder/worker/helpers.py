@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.boundary.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
-from autograder.boundary.protocol import (
+from autograder.contract.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
+from autograder.contract.protocol import (
     KEPT,
     ArgRef,
     Decoder,
@@ -39,7 +39,7 @@ from autograder.boundary.protocol import (
     pack_parts,
     write_all,
 )
-from autograder.boundary.state_sync import StateSync, generators_in
+from autograder.contract.state_sync import StateSync, generators_in
 
 # Calls per helper on which the student's own helper also runs, to compare: a bug may show only
 # on some inputs (LEFT-ARC, not SHIFT), so small calls are compared until one differs; calls with

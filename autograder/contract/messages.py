@@ -9,7 +9,7 @@ nothing but these kinds: anything else a misbehaving worker sends reads as the s
 During a call with error carried forward, the worker may ask :class:`HelperCall` (with the student's
 :class:`OwnResult`) and the grader answers :class:`HelperAnswer`, after any number of
 :class:`Callback` -> :class:`CallbackResult` exchanges the other way. The fork server's commands are
-in :mod:`autograder.boundary.fork_messages`.
+in :mod:`autograder.contract.fork_messages`.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class StudentError:
 class CallRequest:
     """One call of the student's code (``module.function``, ``module.Class.method``) or of a probe
     (``fixtures:name``, ``probes:name``). ``args`` and ``kwargs`` are encoded by
-    :class:`autograder.boundary.protocol.Encoder`; ``helpers`` names the student's functions whose
+    :class:`autograder.contract.protocol.Encoder`; ``helpers`` names the student's functions whose
     calls the grader answers meanwhile (error carried forward), and ``compare`` whether the worker
     also runs the student's own helper on the same inputs, to tell how it differs (not once the
     student's code has hung, killed or garbled the worker: the helper may be what did it)."""
@@ -163,7 +163,7 @@ class CallReply:
 # Error carried forward (autograder.grading.carried_forward): during a call, the worker's stand-in
 # for a student's helper asks the grader for the reference's answer (HelperCall -> HelperAnswer);
 # while answering, the grader may call a method of one of the worker's objects back (Callback ->
-# CallbackResult). Their values are encoded by autograder.boundary.protocol.Encoder.
+# CallbackResult). Their values are encoded by autograder.contract.protocol.Encoder.
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ class Opaque:
 
 class _Kept:
     """Stands for "the value we last agreed on at this place" in error carried forward's object
-    states, so that an unchanged array need not travel again (:class:`autograder.boundary.state_sync.StateSync`)."""
+    states, so that an unchanged array need not travel again (:class:`autograder.contract.state_sync.StateSync`)."""
 
     def __repr__(self) -> str:
         return "KEPT"
