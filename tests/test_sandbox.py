@@ -398,6 +398,8 @@ def test_directional_losses_probe(session):
 
 def test_unknown_probe_is_refused(session):
     with pytest.raises(StudentRaised, match="unknown probe"):
+        session.call("probes:no_such_probe", 1)
+    with pytest.raises(ValueError, match="not a probe"):  # a private helper: refused before it is sent
         session.call("probes:_first_number", 1)
 
 
