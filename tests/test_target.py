@@ -39,3 +39,8 @@ def test_a_target_resolves_in_a_module():
     assert Target.parse("optim.Adam.step").resolve(module) == "the step"
     with pytest.raises(AttributeError):
         Target.parse("optim.Adam.missing").resolve(module)
+
+
+def test_tests_tag_student_functions_not_probes():
+    assert Target.names_function("optim.Adam.step") and Target.names_function("word2vec.sigmoid")
+    assert not any(map(Target.names_function, ["fixtures:adam_run", "softmax", "mod.f(x)"]))

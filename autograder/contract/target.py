@@ -38,6 +38,14 @@ class Target:
         return cls(module, tuple(path))
 
     @classmethod
+    def names_function(cls, text: str) -> bool:
+        """Whether ``text`` names a student's function or method (as tests tag them), not a probe."""
+        try:
+            return not cls.parse(text).probe
+        except ValueError:
+            return False
+
+    @classmethod
     def of(cls, target: Target | str) -> Target:
         """A target as a test may give it: parsed already, or as text."""
         return target if isinstance(target, Target) else cls.parse(target)
