@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autograder.boundary import memory_cgroup
+from autograder.contract import memory_cgroup
 
 ROOT = Path("/sys/fs/cgroup/memory")
 

@@ -53,7 +53,8 @@ from autograder.core.config import Assignment, load_assignment  # noqa: E402
 from autograder.grading.expected import LiveReference  # noqa: E402
 from autograder.grading.grade import module_names, worker_spec  # noqa: E402
 from autograder.boundary.isolation import detect_isolation  # noqa: E402
-from autograder.boundary.protocol import Decoder, Encoder, FixtureRef  # noqa: E402
+from autograder.contract.protocol import Decoder, Encoder, FixtureRef  # noqa: E402
+from autograder.contract.target import Target  # noqa: E402
 from autograder.grading.reference import load_reference  # noqa: E402
 from autograder.boundary.session import WorkerSession, WorkerSpec  # noqa: E402
 from autograder.core.submission import locate  # noqa: E402
@@ -127,7 +128,7 @@ def naive_check(student: Student, reference: LiveReference, target: str, args: l
     built = student.build(args)
     problems = []
     try:
-        expected = _first(reference.call(loss_target or target, list(args), {}).value)
+        expected = _first(reference.call(Target.parse(loss_target or target), list(args), {}).value)
         loss = _first(loss_function(*_fresh(built)))
         if not checks.is_close(loss, expected):
             problems.append(f"loss {loss!r}, the reference's {expected!r}")
@@ -203,7 +204,7 @@ def word2vec_checks() -> list[GradientCheck]:
                 test.loss_case(n_words, dim, seed, part, f"{n_words} words", **kwargs)
 
         found.append(GradientCheck(
-            f"{cls.target.split('.')[1]} {n_words} words, d = {dim}: center and outside", v_c.size + U.size, cls,
+            f"{Target.parse(cls.target).name} {n_words} words, d = {dim}: center and outside", v_c.size + U.size, cls,
             ours, lambda s, r, t=cls.target, a=args: naive_check(s, r, t, a, {0: 1, 2: 2})))
     for n_words, dim, center, outside, seed in ((5, 3, "c", ["a", "b", "d", "e"], 50),  # 2d.1
                                                 (6, 4, "d", ["a", "d", "b", "a", "f", "d"], 52),  # hidden 2d.3
@@ -246,7 +247,8 @@ def naive_model_check(student: Student, reference: LiveReference, data: ModelCas
     the loss sum(dlogits * logits) of the student's model, as a function of one parameter at a time."""
     problems = []
     try:
-        expected = reference.call("fixtures:model_forward", [*data.probe_args(), data.w, False], {}).value[0]
+        forward = Target.parse("fixtures:model_forward")
+        expected = reference.call(forward, [*data.probe_args(), data.w, False], {}).value[0]
         model = student.function("parser_model.ParserModel")(data.embeddings.copy(), **data.kwargs)
         for name, value in data.params.items():
             model.params[name][...] = value

@@ -21,7 +21,8 @@ import time
 from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from typing import Any
 
-from autograder.boundary.protocol import round_trip
+from autograder.contract.protocol import round_trip
+from autograder.contract.target import Target
 from autograder.grading.reference import importable
 from autograder.boundary.session import CallResult, StudentRaised, WorkerSpec, copy_files, encode_request
 from autograder.worker.calls import Worker
@@ -41,13 +42,13 @@ class InProcessSession:
         fixtures = importlib.import_module(spec.fixtures_module) if spec.fixtures_module else None
         self.worker = Worker(fixtures, self.scratch, spec.blocked_modules)
 
-    def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0,
+    def call(self, target: Target | str, *args: Any, return_args: bool = False, seed: int = 0,
              helpers: Any = None, **kwargs: Any) -> CallResult:
         if helpers is not None:  # a rerun with the reference's helpers needs a worker's wire
             raise NotImplementedError("the in-process stand-in cannot relay helpers; grade a "
                                       "submission that passes, as the benchmarks do")
         started = time.monotonic()
-        request, arrays = encode_request(target, args, kwargs, return_args=return_args, seed=seed)
+        request, arrays = encode_request(Target.of(target), args, kwargs, return_args=return_args, seed=seed)
         printed = io.StringIO()
         # copies, as the worker gets: the student's code must not change the grader's inputs
         with redirect_stdout(printed), redirect_stderr(printed):

@@ -22,11 +22,12 @@ from autograder.core.results import GradescopeResults
 from autograder.grading.expected import LiveReference
 from autograder.grading.grade import grade, module_names
 from autograder.grading.ownership import helpers_of, owners, units
-from autograder.boundary.protocol import KEPT, round_trip
+from autograder.contract.protocol import KEPT, round_trip
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import _suspects, collect_tests
 from autograder.boundary.session import StudentRaised, WorkerSession, WorkerSpec, WorkerTimeout
-from autograder.boundary.state_sync import StateSync
+from autograder.contract.state_sync import StateSync
+from autograder.contract.target import Target
 from tests.conftest import PYTHON, lost_points
 from tests.fixtures import parser_bugs, word2vec_bugs
 from tests.fixtures.mutants import bug
@@ -293,12 +294,13 @@ def _resident_mb() -> float:
 
 
 def test_recorded_answers_match_within_rounding_and_only_then():
-    answer = LiveHelpers(reference_modules()).run("basics.square", [3.0], {}, None)
+    square = Target.parse("basics.square")
+    answer = LiveHelpers(reference_modules()).run(square, [3.0], {}, None)
     recorded = RecordedHelpers([("basics.square", ([3.0], {}, None), answer)])
-    bridge_source = recorded.run("basics.square", [3.0 + 1e-13], {}, None)
+    bridge_source = recorded.run(square, [3.0 + 1e-13], {}, None)
     assert bridge_source.value == 9.0
     with pytest.raises(Exception, match="basics.square"):
-        recorded.run("basics.square", [3.1], {}, None)
+        recorded.run(square, [3.1], {}, None)
 
 
 def test_state_sync_sends_an_unchanged_large_array_once():

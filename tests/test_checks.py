@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from autograder.grading import checks
-from autograder.boundary.protocol import Opaque
+from autograder.contract.protocol import Opaque
 
 
 def message(actual, expected, **kwargs) -> str:

@@ -13,8 +13,8 @@ from dataclasses import replace
 import pytest
 
 from autograder.boundary.isolation import detect_isolation
-from autograder.boundary.plan import DiskBudget
 from autograder.boundary.session import StudentRaised, WorkerCrashed, WorkerSession, WorkerSpec
+from autograder.contract.plan import DiskBudget
 from autograder.core.config import Limits
 from autograder.worker.budget_watch import over_disk
 from tests.fixtures.sampling import Most

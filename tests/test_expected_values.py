@@ -10,7 +10,8 @@ import pytest
 from autograder.core.config import load_assignment
 from autograder.grading.expected import ExpectedValueMissing, LiveReference, RecordedReference, RecordingReference
 from autograder.grading.grade import module_names
-from autograder.boundary.protocol import FixtureRef
+from autograder.contract.protocol import FixtureRef
+from autograder.contract.target import Target
 from autograder.grading.reference import load_reference
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
@@ -41,9 +42,9 @@ def test_replayed_values_equal_the_live_ones(live, tmp_path):
     recorder = RecordingReference(live, "word2vec")
     x = np.random.default_rng(0).standard_normal((3, 4))
     loss_args = [np.ones(3), 2, np.eye(5, 3), FixtureRef("ScriptedDataset", (5, [1, 3, 0, 4])), 4]
-    calls = [("nn_basics.softmax", [x], {}),
-             ("word2vec.neg_sampling_loss_and_gradient", loss_args, {}),
-             ("sgd.sgd", [FixtureRef("Quadratic", (1.5, 1.0), id="f"), 0.5, 0.1, 20],
+    calls = [(Target.parse("nn_basics.softmax"), [x], {}),
+             (Target.parse("word2vec.neg_sampling_loss_and_gradient"), loss_args, {}),
+             (Target.parse("sgd.sgd"), [FixtureRef("Quadratic", (1.5, 1.0), id="f"), 0.5, 0.1, 20],
               {"use_saved": False, "print_every": None})]
     live_results = [recorder.call(target, args, kwargs) for target, args, kwargs in calls]
     recorder.save(tmp_path / "expected.agw")
@@ -57,14 +58,15 @@ def test_replayed_values_equal_the_live_ones(live, tmp_path):
 
 def test_an_unrecorded_call_says_how_to_fix_it(live, tmp_path):
     recorder = RecordingReference(live, "word2vec")
-    recorder.call("nn_basics.sigmoid", [np.zeros(2)], {})
+    sigmoid = Target.parse("nn_basics.sigmoid")
+    recorder.call(sigmoid, [np.zeros(2)], {})
     recorder.save(tmp_path / "expected.agw")
     replay = RecordedReference(tmp_path / "expected.agw")
     with pytest.raises(ExpectedValueMissing, match="no expected value was recorded for nn_basics.sigmoid"):
-        replay.call("nn_basics.sigmoid", [np.ones(2)], {})
+        replay.call(sigmoid, [np.ones(2)], {})
     replay.recording = replay.recording.model_copy(update={"numpy": "1.0.0"})
     with pytest.raises(ExpectedValueMissing, match="pip install -r requirements.txt"):
-        replay.call("nn_basics.sigmoid", [np.ones(2)], {})
+        replay.call(sigmoid, [np.ones(2)], {})
 
 
 def test_a_damaged_recording_is_refused(tmp_path):

@@ -1,4 +1,4 @@
-"""One memory budget for all the processes of a question (autograder/boundary/memory_cgroup.py,
+"""One memory budget for all the processes of a question (autograder/contract/memory_cgroup.py,
 autograder/worker/budget_watch.py): five processes, each well under the per-process limit, cannot
 hold five times the budget together, whether the kernel counts them (a memory cgroup, as root here)
 or the worker's supervisor does (no cgroup: Gradescope's container, an ordinary user)."""
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.boundary import memory_cgroup
 from autograder.boundary.isolation import detect_isolation
 from autograder.boundary.leftovers import PRIVATE_PREFIX
 from autograder.boundary.session import WorkerCrashed, WorkerSession, WorkerSpec
+from autograder.contract import memory_cgroup
 from autograder.core.config import Limits
 from autograder.worker.budget_watch import resident_bytes
 from tests.fixtures.sampling import Most

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from autograder.boundary.messages import (
+from autograder.contract.messages import (
     Callback,
     CallbackResult,
     CallReply,
@@ -19,17 +19,21 @@ from autograder.boundary.messages import (
     Ready,
     StudentError,
 )
+from autograder.contract.target import Target
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
 MESSAGES = [
     Ready("3.11.7"),
-    CallRequest("nn_basics.softmax", [[1.0, 2.0]], {"axis": -1}, return_args=True, seed=3, helpers=("a.b",)),
+    CallRequest(
+        Target.parse("nn_basics.softmax"), [[1.0, 2.0]], {"axis": -1}, return_args=True, seed=3,
+        helpers=(Target.parse("a.b"),),
+    ),
     CallReply(value=1.5, fixtures={"calls": 2}),
     CallReply(value=[1], fixtures=None, args_after=[[0]], returned_args=True),
     CallReply(error=StudentError(ErrorKind.MISSING_FILE, "no word2vec.py", module="word2vec")),
-    HelperCall("nn_basics.softmax", [[1.0]], {}),
-    HelperCall("optim.Adam.step", [], {}, owner="ab12:140", state={"t": 1}, own={"state": {"t": 2}}),
+    HelperCall(Target.parse("nn_basics.softmax"), [[1.0]], {}),
+    HelperCall(Target.parse("optim.Adam.step"), [], {}, owner="ab12:140", state={"t": 1}, own={"state": {"t": 2}}),
     HelperAnswer(value=[0.5], generators=[]),
     HelperAnswer(value=None, generators=[], state={"t": 2}, aliases={"sentence": ["args", 0]}),
     HelperAnswer(unavailable=True),
@@ -47,7 +51,7 @@ def test_every_message_reads_back_as_written_through_json(message):
 
 
 def test_each_side_tells_a_question_in_the_middle_of_a_call_from_the_reply():
-    assert HelperCall.carried_by(HelperCall("m.f", [], {}).to_json())
+    assert HelperCall.carried_by(HelperCall(Target.parse("m.f"), [], {}).to_json())
     assert not HelperCall.carried_by(CallReply(value=1).to_json())
     assert Callback.carried_by(Callback(1, "f", [], {}).to_json())
     assert not any(Callback.carried_by(HelperAnswer(**kw).to_json()) for kw in ({"unavailable": True}, {}))
@@ -55,8 +59,8 @@ def test_each_side_tells_a_question_in_the_middle_of_a_call_from_the_reply():
 
 @pytest.mark.parametrize(
     "document",
-    [{"helper": 3}, {"helper": None}, {"helper": "m.f", "owner": ["not", "text"]}],
-    ids=["number", "none", "owner-list"],
+    [{"helper": 3}, {"helper": None}, {"helper": "m.f", "owner": ["not", "text"]}, {"helper": "m.f()"}],
+    ids=["number", "none", "owner-list", "no-target"],
 )
 def test_a_malformed_helper_call_is_refused(document):
     with pytest.raises(ValueError):

@@ -419,7 +419,7 @@ def test_the_students_commands_work_on_a_simulated_windows(windows, repo, tmp_pa
 # What the student's commands import, and what their workers do (the fixtures in the worker).
 STUDENT_MODULES = [
     "autograder.cli.main", "autograder.course.check", "autograder.grading.grade", "autograder.boundary.session",
-    "autograder.boundary.isolation", "autograder.boundary.protocol", "autograder.boundary.fork_client", "autograder.boundary.portable_session",
+    "autograder.boundary.isolation", "autograder.contract.protocol", "autograder.boundary.fork_client", "autograder.boundary.portable_session",
     "autograder.course.collect_submission", "autograder.core.config", "autograder.core.results", "autograder.course.report", "autograder.grading.runner",
     "autograder.grading.testing", "autograder.grading.expected", "autograder.grading.carried_forward", "autograder.grading.preflight",
     "autograder.boundary.preload", "autograder.grading.reference", "autograder.core.submission", "autograder.core.safe_files",

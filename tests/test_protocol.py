@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from autograder.boundary.protocol import (MAGIC, Decoder, DocumentTooLarge, Encoder, FixtureRef, FrameReader,
+from autograder.contract.protocol import (MAGIC, Decoder, DocumentTooLarge, Encoder, FixtureRef, FrameReader,
                                  MessageTooLarge, Opaque, PeerClosed, ProtocolError, ReadTimeout,
                                  StudentRef, encode_message, pack, write_all)
 

@@ -708,10 +708,12 @@ def test_check_compares_a_dict_key_by_key(student, verdict):
 
 def test_an_argument_that_cannot_travel_is_the_tests_fault_not_the_students():
     from autograder.boundary.session import UnsendableArgument, encode_request
+    from autograder.contract.target import Target
 
+    target = Target.parse("mod.f")
     with pytest.raises(UnsendableArgument, match=r"an argument of mod.f cannot be sent .*a dict: \{\('a', 'b'\): 1\}"):
-        encode_request("mod.f", ({("a", "b"): 1},), {}, return_args=False, seed=0)
-    encode_request("mod.f", ({"a": [1, (2, "x")]}, None), {"k": 1.5}, return_args=False, seed=0)  # these travel
+        encode_request(target, ({("a", "b"): 1},), {}, return_args=False, seed=0)
+    encode_request(target, ({"a": [1, (2, "x")]}, None), {"k": 1.5}, return_args=False, seed=0)  # these travel
 
 
 def test_a_test_file_that_cannot_be_imported_is_a_located_problem_not_a_traceback(monkeypatch):

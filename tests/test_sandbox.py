@@ -13,7 +13,7 @@ import pytest
 
 from autograder.boundary import session as sandbox
 from autograder.core.config import Limits
-from autograder.boundary.protocol import Opaque
+from autograder.contract.protocol import Opaque
 from tests.conftest import check_a_stopped_worker_times_out
 from autograder.boundary.session import (StudentRaised, WorkerCrashed, WorkerMisbehaved, WorkerSession,
                                 WorkerSpec, WorkerTimeout, copy_files)
@@ -398,6 +398,8 @@ def test_directional_losses_probe(session):
 
 def test_unknown_probe_is_refused(session):
     with pytest.raises(StudentRaised, match="unknown probe"):
+        session.call("probes:no_such_probe", 1)
+    with pytest.raises(ValueError, match="not a probe"):  # a private helper: refused before it is sent
         session.call("probes:_first_number", 1)
 
 

@@ -17,9 +17,9 @@ import socket
 import subprocess
 import time
 
-from autograder.boundary.fork_messages import KILL_ROUNDS, ForkCommand, receive, send
-from autograder.boundary.launch import linux_command
-from autograder.boundary.protocol import ReadTimeout
+from autograder.contract.fork_messages import KILL_ROUNDS, ForkCommand, receive, send
+from autograder.contract.launch import linux_command
+from autograder.contract.protocol import ReadTimeout
 from autograder.core.config import PACKAGE_ROOT
 
 # The fork server stops a supervisor in rounds of at most a second; allow for all of them.

@@ -33,9 +33,9 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.boundary import memory_cgroup
-from autograder.boundary.launch import linux_command
-from autograder.boundary.plan import Plan, View
+from autograder.contract import memory_cgroup
+from autograder.contract.launch import linux_command
+from autograder.contract.plan import Plan, View
 from autograder.core.config import PACKAGE_ROOT, Limits
 from autograder.core.errors import AutograderError
 
@@ -75,7 +75,7 @@ class Isolation:
     namespaces: bool = False  # a pid namespace and a file system view of its own per worker
     user_namespace: bool = False  # entered through a user namespace (the grader is not root)
     off: tuple[tuple[str, str], ...] = ()  # (protection, why it is off)
-    # a memory cgroup per worker (autograder.boundary.memory_cgroup); else the supervisor's watch
+    # a memory cgroup per worker (autograder.contract.memory_cgroup); else the supervisor's watch
     memory_cgroup: bool = False
     portable: bool = False  # plain subprocesses, not the Linux worker (autograder.boundary.portable_session)
 

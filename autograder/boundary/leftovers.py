@@ -10,7 +10,7 @@ names and that are over a minute old (a grader killed between making a folder an
 from before claims). Only folders of the grader's own user are taken: the worker's user may
 write in the temporary folder too, and must not be able to name a folder for the grader to remove.
 
-The same sweep removes the worker's memory cgroup (:mod:`autograder.boundary.memory_cgroup`), named
+The same sweep removes the worker's memory cgroup (:mod:`autograder.contract.memory_cgroup`), named
 as its private folder, once the folder is gone and the cgroup is a minute old (a grading with
 another temporary folder keeps its folders where this sweep does not look).
 
@@ -26,7 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from autograder.boundary import memory_cgroup
+from autograder.contract import memory_cgroup
 
 CLAIM = "in-use"
 SCRATCH_PREFIX, PRIVATE_PREFIX = "ag-worker-", "ag-grader-"
@@ -90,7 +90,7 @@ def _named(private: str) -> str:
 
 def _remove_unclaimed(remove: Callable[[str], None], named: set[str]) -> list[str]:
     """This user's worker folders that hold no claim and that no live claim names, once older than
-    :data:`~autograder.boundary.memory_cgroup.LEFTOVER_AGE`: a grader claims its folders
+    :data:`~autograder.contract.memory_cgroup.LEFTOVER_AGE`: a grader claims its folders
     milliseconds after making them, so these were left by one killed in between, or by a version
     from before claims."""
     now, found = time.time(), []

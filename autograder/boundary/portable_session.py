@@ -29,9 +29,7 @@ import time
 from typing import IO
 
 from autograder.boundary.fork_client import worker_env
-from autograder.boundary.launch import portable_command
 from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
-from autograder.boundary.protocol import FrameReader, Packed, PeerClosed, ReadTimeout, WriteTimeout, write_all
 from autograder.boundary.session import (
     BudgetedSession,
     WorkerSpec,
@@ -40,6 +38,8 @@ from autograder.boundary.session import (
     output_text,
     remove_folder,
 )
+from autograder.contract.launch import portable_command
+from autograder.contract.protocol import FrameReader, Packed, PeerClosed, ReadTimeout, WriteTimeout, write_all
 from autograder.core.config import PACKAGE_ROOT, Limits
 
 _MB = 1024 * 1024

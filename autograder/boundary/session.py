@@ -29,14 +29,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from autograder.boundary import memory_cgroup
 from autograder.boundary.fork_client import MEMORY_FILL, ForkServer
 from autograder.boundary.isolation import Isolation, WorkerUser
-from autograder.boundary.launch import CHANNEL_EXIT, DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
 from autograder.boundary.leftovers import PRIVATE_PREFIX, SCRATCH_PREFIX, claim
-from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
-from autograder.boundary.plan import DiskBudget, Plan, ResourceLimits, View
-from autograder.boundary.protocol import (
+from autograder.contract import memory_cgroup
+from autograder.contract.launch import CHANNEL_EXIT, DISK_EXIT, MEMORY_EXIT, UNCONFINED_EXIT
+from autograder.contract.messages import CallReply, CallRequest, ErrorKind, HelperCall, Ready, StudentError
+from autograder.contract.plan import DiskBudget, Plan, ResourceLimits, View
+from autograder.contract.protocol import (
     Decoder,
     DocumentTooLarge,
     Encoder,
@@ -49,6 +49,7 @@ from autograder.boundary.protocol import (
     pack_parts,
     write_all,
 )
+from autograder.contract.target import Target
 from autograder.core.config import Limits
 from autograder.core.safe_files import remove_tree
 
@@ -217,13 +218,14 @@ def _decoded(document: dict, arrays: list) -> CallReply:
 
 
 def encode_request(
-    target: str, args: tuple, kwargs: dict, *, return_args: bool, seed: int, helpers: HelperAnswers | None = None
+    target: Target, args: tuple, kwargs: dict, *, return_args: bool, seed: int, helpers: HelperAnswers | None = None
 ) -> tuple[dict, list]:
     """The request for one call, as :meth:`autograder.worker.calls.Worker.run` reads it, and its arrays."""
     encoder = Encoder()
     request = CallRequest(target, encoder.encode(list(args)), encoder.encode(kwargs), return_args, seed)
     if helpers is not None:
-        request = replace(request, helpers=tuple(helpers.targets), compare=helpers.compare)
+        named = tuple(Target.parse(name) for name in helpers.targets)
+        request = replace(request, helpers=named, compare=helpers.compare)
     if encoder.described:
         raise UnsendableArgument(
             f"an argument of {target} cannot be sent to the student's code ({encoder.described[0]}); a test passes "
@@ -454,7 +456,7 @@ class Session(Protocol):
 
     def call(
         self,
-        target: str,
+        target: Target | str,
         *args: Any,
         return_args: bool = False,
         seed: int = 0,
@@ -494,7 +496,7 @@ class BudgetedSession:
 
     def call(
         self,
-        target: str,
+        target: Target | str,
         *args: Any,
         return_args: bool = False,
         seed: int = 0,
@@ -503,6 +505,7 @@ class BudgetedSession:
     ) -> CallResult:
         """Run ``target`` (``"module.function"`` or ``"fixtures:probe"``) in the worker; with
         ``helpers``, the student's helpers it names are answered by ``helpers`` during the call."""
+        target = Target.of(target)
         if self.timed_out_on is not None:
             raise WorkerTimeout(
                 f"not run: the {self.budget:g} s time limit of question {self.label} was used up "
@@ -573,9 +576,9 @@ class BudgetedSession:
         self.broken += 1
         self._stop()
 
-    def _time_out(self, target: str) -> None:
+    def _time_out(self, target: Target) -> None:
         """The question's budget is used up (by ``target``): its later calls fail at once."""
-        self.timed_out_on = target
+        self.timed_out_on = str(target)
         self.used = self.budget
         self._stop()
 

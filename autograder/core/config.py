@@ -51,7 +51,7 @@ class Limits(_Strict):
         1024,
         ge=128,
         description="memory of a question: the address-space limit of each of its processes, and "
-        "the budget of all of them together (autograder/boundary/memory_cgroup.py)",
+        "the budget of all of them together (autograder/contract/memory_cgroup.py)",
     )
     file_size_mb: int = Field(256, ge=1, description="largest file (or captured output) it may write")
     disk_mb: int = Field(

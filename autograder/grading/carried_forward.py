@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from autograder.boundary.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
-from autograder.boundary.protocol import (
+from autograder.boundary.session import CallResult, HelperAnswers, Session
+from autograder.contract.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
+from autograder.contract.protocol import (
     ArgRef,
     Decoder,
     Encoder,
@@ -31,8 +32,8 @@ from autograder.boundary.protocol import (
     ProtocolError,
     pack_parts,
 )
-from autograder.boundary.session import CallResult, HelperAnswers, Session
-from autograder.boundary.state_sync import StateSync, generators_in
+from autograder.contract.state_sync import StateSync, generators_in
+from autograder.contract.target import Target
 from autograder.grading.checks import agree
 
 
@@ -65,18 +66,17 @@ class LiveHelpers:
     """Answers helper calls by running the reference solution in this process. With ``recorder``
     (``release``), it also keeps every call and answer, for the student bundle's ``check``."""
 
-    def __init__(self, modules: SimpleNamespace, recorder: Callable[[str, tuple, Answer], None] | None = None) -> None:
+    def __init__(
+        self, modules: SimpleNamespace, recorder: Callable[[Target, tuple, Answer], None] | None = None
+    ) -> None:
         self.modules = modules
         self.recorder = recorder
 
-    def run(self, target: str, args: list, kwargs: dict, state: dict | None) -> Answer:
+    def run(self, target: Target, args: list, kwargs: dict, state: dict | None) -> Answer:
         inputs = copy.deepcopy((args, kwargs, state)) if self.recorder else None
-        module_name, _, path = target.partition(".")
-        holder: Any = getattr(self.modules, module_name)
-        parts = path.split(".")
-        for part in parts[:-1]:
-            holder = getattr(holder, part)
-        function = getattr(holder, parts[-1])
+        module = getattr(self.modules, target.module)
+        holder = target.owner.resolve(module) if target.owner else module
+        function = getattr(holder, target.name)
         if state is None:
             answer = Answer(function(*args, **kwargs), None, [])
         elif isinstance(holder, type):
@@ -104,13 +104,13 @@ class RecordedHelpers:
         for target, inputs, answer in calls:
             self.calls.setdefault(target, []).append((inputs, answer))
 
-    def run(self, target: str, args: list, kwargs: dict, state: dict | None) -> Answer:
+    def run(self, target: Target, args: list, kwargs: dict, state: dict | None) -> Answer:
         if _holds([args, kwargs], _Remote):
-            raise NoAnswer(target)
-        for inputs, answer in self.calls.get(target, []):
+            raise NoAnswer(str(target))
+        for inputs, answer in self.calls.get(str(target), []):
             if agree(inputs, (args, kwargs, state), rtol=1e-9, atol=1e-12):
                 return copy.deepcopy(answer)
-        raise NoAnswer(target)
+        raise NoAnswer(str(target))
 
 
 HelperSource = LiveHelpers | RecordedHelpers
@@ -140,9 +140,9 @@ class HelperBridge:
         self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]]
     ) -> tuple[dict, list]:
         """:meth:`answer`'s reply as its document and arrays."""
-        target = call.helper
-        if target not in self.targets:
-            raise ProtocolError(f"a helper call of {target!r}, which this call did not replace")
+        target, name = call.helper, str(call.helper)
+        if name not in self.targets:
+            raise ProtocolError(f"a helper call of {name!r}, which this call did not replace")
         decoder = Decoder(arrays)
         callbacks = _Callbacks(ask, self.source.modules)
         args = callbacks.inward(decoder.decode(call.args), ("args",))
@@ -154,17 +154,17 @@ class HelperBridge:
         try:
             answer = self.source.run(target, args, kwargs, state)
         except NoAnswer:
-            self.uses.setdefault(target, HelperUse()).unanswered += 1
+            self.uses.setdefault(name, HelperUse()).unanswered += 1
             return HelperAnswer(unavailable=True).to_json(), []
         except Exception as exc:  # the reference on inputs the student's code made
-            self.uses.setdefault(target, HelperUse()).failed = f"{type(exc).__name__}: {exc}"
-            failure = f"the reference {short_name(target)} raised {type(exc).__name__} on the inputs your code gave it"
+            self.uses.setdefault(name, HelperUse()).failed = f"{type(exc).__name__}: {exc}"
+            failure = f"the reference {target.qualname} raised {type(exc).__name__} on the inputs your code gave it"
             if isinstance(exc, MemoryError):  # the limited child's budget (contained_helpers)
                 failure += ": they ask for more memory than a question may use (sizes far beyond the assignment's?)"
             else:
                 failure += f": {exc}"
             return HelperAnswer(failure=failure).to_json(), []
-        use = self.uses.setdefault(target, HelperUse())
+        use = self.uses.setdefault(name, HelperUse())
         use.calls += 1
         if call.own is not None and use.differs is None:
             use.differs = _difference(OwnResult.from_json(decoder.decode(call.own)), answer.value, answer.state)
@@ -298,7 +298,9 @@ class RelayedSession:
         self.session = session
         self.helpers = helpers
 
-    def call(self, target: str, *args: Any, return_args: bool = False, seed: int = 0, **kwargs: Any) -> CallResult:
+    def call(
+        self, target: Target | str, *args: Any, return_args: bool = False, seed: int = 0, **kwargs: Any
+    ) -> CallResult:
         return self.session.call(target, *args, return_args=return_args, seed=seed, helpers=self.helpers, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
@@ -307,7 +309,7 @@ class RelayedSession:
 
 def short_name(target: str) -> str:
     """``nn_basics.softmax`` -> ``softmax``; ``optim.Adam.step`` -> ``Adam.step``."""
-    return target.split(".", 1)[-1]
+    return Target.parse(target).qualname
 
 
 def _aliases(state: dict, args: list, kwargs: dict) -> dict[str, list]:

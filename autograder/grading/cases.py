@@ -27,11 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from autograder.contract.target import Target
 from autograder.grading import checks
 from autograder.grading.testing import GradedTestCase
-
-_TARGET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
-
 
 # -- inputs ---------------------------------------------------------------------------------------
 
@@ -97,7 +95,7 @@ class Row:
         if not self.where:
             object.__setattr__(self, "where", _caller())
         for target in (self.function, *self.reaches, *self.also_calls()):
-            if not _TARGET.match(target):
+            if not Target.names_function(target):
                 raise ValueError(f"{self.where}: {target!r} is not a student function: write it as 'module.function'")
         if self.points is not None and not self.points > 0:
             raise ValueError(f"{self.where}: points must be more than 0, got {self.points!r}")
@@ -109,8 +107,13 @@ class Row:
     def tags(self) -> tuple[str, ...]:
         return (self.function, *self.also_calls(), *self.reaches)
 
+    @property
+    def short(self) -> str:
+        """The function's own name, as the feedback calls it: ``softmax``."""
+        return Target.parse(self.function).name
+
     def title(self) -> str:
-        return self.name or f"{self.function.rsplit('.', 1)[-1]} on {self.inputs.description}"
+        return self.name or f"{self.short} on {self.inputs.description}"
 
     def run(self, test: GradedTestCase) -> None:
         raise NotImplementedError
@@ -125,7 +128,7 @@ class Compare(Row):
 
     def run(self, test: GradedTestCase) -> None:
         args, case = self.inputs.values(), self.inputs.description
-        short = self.function.rsplit(".", 1)[-1]
+        short = self.short
         if self.item is None:
             test.check(self.function, *args, case=case, rtol=self.rtol, atol=self.atol)
             return
@@ -146,7 +149,7 @@ class Gradient(Row):
 
     def run(self, test: GradedTestCase) -> None:
         args, case = self.inputs.values(), self.inputs.description
-        short = self.function.rsplit(".", 1)[-1]
+        short = self.short
         mine = test.unpack(test.call(self.function, *args, case=case), 1 + len(self.wrt), f"{short}(...)", case=case)
         expected = test.expect(self.function, *args)
         for k, position in enumerate(self.wrt, start=1):
@@ -185,7 +188,7 @@ class Backward(Row):
         out, reference_cache = test.expect(self.forward, *args)
         cache = reference_cache
         if self.cache == "student":
-            forward = self.forward.rsplit(".", 1)[-1]
+            forward = Target.parse(self.forward).name
             cache = test.unpack(test.call(self.forward, *args, case=case), 2, f"{forward}(...)", case=case)[1]
         dout = np.random.default_rng(self.seed).standard_normal(np.shape(out))
         case = f"{case}; dout {np.shape(out)}"
@@ -194,7 +197,7 @@ class Backward(Row):
         except AssertionError as failure:
             if self.cache != "reference":
                 raise
-            forward, backward = self.forward.rsplit(".", 1)[-1], self.function.rsplit(".", 1)[-1]
+            forward, backward = Target.parse(self.forward).name, self.short
             raise AssertionError(
                 f"{failure}\n{backward} was given the cache of the course's {forward} for these inputs, in the "
                 f"layout {forward}'s docstring states (so a mistake in your {forward} costs nothing here): a "
@@ -208,7 +211,7 @@ class Backward(Row):
         expected = test.expect(self.function, dout, reference_cache)
         names = self.grads or tuple(f"d{self.inputs.name(i)}" for i in range(count))
         if not isinstance(expected, (tuple, list)) or len(expected) != len(names):
-            checks.assert_matches(value, expected, f"{self.function.rsplit('.', 1)[-1]}(...) [{case}]",
+            checks.assert_matches(value, expected, f"{self.short}(...) [{case}]",
                                   rtol=self.rtol, atol=self.atol)  # fmt: skip
             return
         for name, mine, theirs in zip(names, test.unpack(value, len(names), "the gradients", case=case), expected):
@@ -244,7 +247,7 @@ def _test_class(module: str, question: str, rows: list[Row]) -> type[GradedTestC
 
 
 def _method_name(k: int, row: Row) -> str:
-    return f"test_{k:02d}_{row.function.rsplit('.', 1)[-1]}"
+    return f"test_{k:02d}_{row.short}"
 
 
 def _test_method(row: Row) -> Callable[[GradedTestCase], None]:

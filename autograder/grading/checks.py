@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.boundary.protocol import Opaque
+from autograder.contract.protocol import Opaque
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import ast
 import inspect
 import math
-import re
 import textwrap
 import traceback
 import unittest
@@ -38,11 +37,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from autograder.contract.target import Target
 from autograder.core.config import Assignment, AssignmentConfig, ConfigError, optional_module
 from autograder.grading.cases import Cases
 from autograder.grading.testing import GradedTestCase
 
-TAG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 # The methods of GradedTestCase whose first argument names the student function they run.
 _CALLING = {"call", "call_full", "check", "expect", "expect_full", "assert_gradient"}
 
@@ -296,7 +295,7 @@ def _tags(m: _Method, problems: list[str], named: dict[type, tuple[str, ...]]) -
         if m.cls not in named:
             named[m.cls] = _named_targets(m.cls)
         tags = named[m.cls]
-    if not tags or not all(TAG.match(t) for t in tags):
+    if not tags or not all(Target.names_function(t) for t in tags):
         problems.append(
             f"{m.where}: name the student functions it calls as 'module.function', with @tags or the "
             f"class's `functions` (none were found in its self.call/self.check); got {tags!r}"
@@ -318,7 +317,7 @@ def _named_targets(cls: type) -> tuple[str, ...]:
                     and node.func.attr in _CALLING
                     and isinstance(first, ast.Constant)
                     and isinstance(first.value, str)
-                    and TAG.match(first.value)
+                    and Target.names_function(first.value)
                     and first.value not in found
                 ):
                     found.append(first.value)

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from autograder.boundary.messages import HelperAnswer, HelperCall
-from autograder.boundary.protocol import (
+from autograder.contract.messages import HelperAnswer, HelperCall
+from autograder.contract.protocol import (
     FrameReader,
     MessageTooLarge,
     Packed,
@@ -38,7 +38,7 @@ from autograder.boundary.protocol import (
     write_all,
 )
 from autograder.core.config import Limits
-from autograder.grading.carried_forward import HelperBridge, HelperSource, HelperUse, LiveHelpers, short_name
+from autograder.grading.carried_forward import HelperBridge, HelperSource, HelperUse, LiveHelpers
 
 _MB = 1 << 20
 _PR_SET_PDEATHSIG = 1
@@ -60,8 +60,8 @@ class ContainedBridge:
     def answer(
         self, call: HelperCall, arrays: list, ask: Callable[[Packed], tuple[dict, list]], deadline: float
     ) -> Packed:
-        if call.helper not in self.targets:
-            raise ProtocolError(f"a helper call of {call.helper!r}, which this call did not replace")
+        if str(call.helper) not in self.targets:
+            raise ProtocolError(f"a helper call of {str(call.helper)!r}, which this call did not replace")
         if self._child is None and not self._failure:
             self._child = _Child.fork(self.local, self.limits, deadline)
         reply = self._exchange(pack_parts({"call": call.to_json()}, arrays), deadline)
@@ -69,8 +69,8 @@ class ContainedBridge:
             asked, asked_parts = ask(pack_parts(*reply))
             reply = self._exchange(pack_parts({"asked": asked}, asked_parts), deadline)
         if reply is None:
-            self.local.uses.setdefault(call.helper, HelperUse()).failed = self._failure
-            failure = f"the reference {short_name(call.helper)} {self._failure} on the inputs your code gave it"
+            self.local.uses.setdefault(str(call.helper), HelperUse()).failed = self._failure
+            failure = f"the reference {call.helper.qualname} {self._failure} on the inputs your code gave it"
             return pack_parts(HelperAnswer(failure=failure).to_json(), [])
         document, parts = reply
         self.local.uses.update({target: HelperUse(**use) for target, use in document["uses"].items()})

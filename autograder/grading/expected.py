@@ -2,7 +2,7 @@
 
 A test asks ``self.expect(target, *args)`` exactly as it asks ``self.call(target, *args)`` of the
 student's code: ``"module.function"`` or a probe ``"fixtures:name"``, with arguments that may hold
-:class:`~autograder.boundary.protocol.FixtureRef` objects. Both sides therefore see the same inputs, and the
+:class:`~autograder.contract.protocol.FixtureRef` objects. Both sides therefore see the same inputs, and the
 answer comes back in the same form (through the same JSON + raw arrays encoding), so the messages a
 student reads do not depend on where the expected value came from. Three sources answer:
 
@@ -29,8 +29,9 @@ from typing import Any, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from autograder.boundary.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
 from autograder.boundary.session import CallResult
+from autograder.contract.protocol import Decoder, Encoder, FrameReader, ProtocolError, pack, round_trip
+from autograder.contract.target import Target
 from autograder.core.config import Assignment
 from autograder.grading.carried_forward import Answer, HelperSource, LiveHelpers, RecordedHelpers
 from autograder.worker import probes
@@ -40,7 +41,7 @@ _MAX_BYTES = 256 * 1024 * 1024
 
 
 class ReferenceCalls(Protocol):
-    def call(self, target: str, args: list, kwargs: dict) -> CallResult: ...
+    def call(self, target: Target, args: list, kwargs: dict) -> CallResult: ...
 
     def helper_source(self) -> HelperSource:
         """What answers the student's helpers when a test runs again with them replaced."""
@@ -78,12 +79,9 @@ class _ReferenceModules:
     def module(self, name: str) -> ModuleType:
         return getattr(self.modules, name)
 
-    def attr(self, target: str) -> Any:
-        module_name, _, path = target.partition(".")
-        value: Any = self.module(module_name)
-        for part in path.split("."):
-            value = getattr(value, part)
-        return value
+    def attr(self, target: Target | str) -> Any:
+        target = Target.of(target)
+        return target.resolve(self.module(target.module))
 
 
 class LiveReference:
@@ -99,7 +97,7 @@ class LiveReference:
     def test_weights(self) -> dict[str, float] | None:
         return None
 
-    def call(self, target: str, args: list, kwargs: dict) -> CallResult:
+    def call(self, target: Target, args: list, kwargs: dict) -> CallResult:
         built: dict[str, Any] = {}
 
         def make_fixture(name: str, f_args: list, f_kwargs: dict, ident: str | None) -> Any:
@@ -112,9 +110,8 @@ class LiveReference:
         document = encoder.encode([list(args), dict(kwargs)])
         decoder = Decoder([a.copy() for a in encoder.arrays], fixture=make_fixture, student=self.reference.attr)
         call_args, call_kwargs = decoder.decode(document)
-        if ":" in target:
-            where, name = target.split(":", 1)
-            function = getattr({"fixtures": self.fixtures, "probes": probes}[where], name)
+        if target.probe:
+            function = getattr({"fixtures": self.fixtures, "probes": probes}[target.module], target.name)
             value = function(self.reference, *call_args, **call_kwargs)
         else:
             value = self.reference.attr(target)(*call_args, **call_kwargs)
@@ -144,7 +141,7 @@ class RecordedHelper(BaseModel):
 
 
 class Recording(BaseModel):
-    """The JSON part of the recording file; arrays travel beside it (:mod:`autograder.boundary.protocol`)."""
+    """The JSON part of the recording file; arrays travel beside it (:mod:`autograder.contract.protocol`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -173,11 +170,11 @@ class RecordingReference:
     def test_weights(self) -> dict[str, float] | None:
         return None
 
-    def record_helper(self, target: str, inputs: tuple, answer: Answer) -> None:
+    def record_helper(self, target: Target, inputs: tuple, answer: Answer) -> None:
         encode = self.encoder.encode
         self.helpers.append(
             RecordedHelper(
-                target=target,
+                target=str(target),
                 inputs=encode(inputs),
                 value=encode(answer.value),
                 state=encode(answer.state),
@@ -185,12 +182,14 @@ class RecordingReference:
             )
         )
 
-    def call(self, target: str, args: list, kwargs: dict) -> CallResult:
+    def call(self, target: Target, args: list, kwargs: dict) -> CallResult:
         result = self.live.call(target, args, kwargs)
         key = request_key(target, args, kwargs)
         if key not in self.calls:
             self.calls[key] = RecordedCall(
-                target=target, value=self.encoder.encode(result.value), fixtures=self.encoder.encode(result.fixtures)
+                target=str(target),
+                value=self.encoder.encode(result.value),
+                fixtures=self.encoder.encode(result.fixtures),
             )
         return result
 
@@ -206,10 +205,10 @@ class RecordingReference:
         Path(path).write_bytes(pack(document.model_dump(), self.encoder.arrays))
 
 
-def request_key(target: str, args: list, kwargs: dict) -> str:
+def request_key(target: Target, args: list, kwargs: dict) -> str:
     encoder = Encoder()
     document = encoder.encode([list(args), dict(kwargs)])
-    return _key(target, document, encoder.arrays)
+    return _key(str(target), document, encoder.arrays)
 
 
 class RecordedReference:
@@ -246,7 +245,7 @@ class RecordedReference:
             ]
         )
 
-    def call(self, target: str, args: list, kwargs: dict) -> CallResult:
+    def call(self, target: Target, args: list, kwargs: dict) -> CallResult:
         recorded = self.recording.calls.get(request_key(target, args, kwargs))
         if recorded is None:
             versions = (

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from autograder.contract.target import Target
 from autograder.core.config import AssignmentConfig, Question
 
 _PASS = re.compile(r"(?P<stem>\w*?)_?(?:forward|backward)")
@@ -36,12 +37,12 @@ def owners(config: AssignmentConfig, tags_by_question: Mapping[str, Iterable[Ite
 def units(config: AssignmentConfig, functions: Iterable[str]) -> dict[str, frozenset[str]]:
     """function -> every function replaced with it (itself alone where it shares no private state)."""
     groups: list[set[str]] = [set(unit) for unit in config.units]
-    by_stem: dict[str, set[str]] = {}
+    by_stem: dict[tuple[str, ...], set[str]] = {}
     for function in functions:
-        prefix, _, name = function.rpartition(".")
-        match = _PASS.fullmatch(name)
-        if match:
-            by_stem.setdefault(f"{prefix}.{match['stem']}", set()).add(function)
+        target = Target.parse(function)
+        match = _PASS.fullmatch(target.name)
+        if match:  # the same stem in the same module or class
+            by_stem.setdefault((target.module, *target.path[:-1], match["stem"]), set()).add(function)
     groups += [group for group in by_stem.values() if len(group) > 1]
     unit = {function: frozenset({function}) for function in functions}
     for group in groups:  # groups that overlap become one

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from autograder.boundary.session import CallResult, StudentCodeError, WorkerSession
+from autograder.contract.target import Target
 from autograder.grading import checks, gradients
 from autograder.grading.expected import ReferenceCalls
 
@@ -46,7 +47,7 @@ class GradedTestCase(unittest.TestCase):
     # -- calling the student's code -------------------------------------------------------------
 
     def call_full(
-        self, target: str, *args: Any, case: str, repeat: bool = True, return_args: bool = False, **kwargs: Any
+        self, target: Target | str, *args: Any, case: str, repeat: bool = True, return_args: bool = False, **kwargs: Any
     ) -> CallResult:
         """Run ``target`` in the worker; a failure there fails this test with a clear message.
 
@@ -57,7 +58,8 @@ class GradedTestCase(unittest.TestCase):
         fails: it keeps something between calls, or reads memory it never wrote). ``repeat=False``
         for a call too long to make twice (a training run), whose test checks its state otherwise.
         """
-        student = ":" not in target
+        target = Target.of(target)
+        student = not target.probe
         try:
             result = self.worker.call(target, *args, return_args=return_args or student, **kwargs)
         except StudentCodeError as error:
@@ -71,7 +73,7 @@ class GradedTestCase(unittest.TestCase):
             self._check_again(target, args, kwargs, result, case)
         return result
 
-    def _check_inputs(self, target: str, args: tuple, after: Any, case: str) -> None:
+    def _check_inputs(self, target: Target, args: tuple, after: Any, case: str) -> None:
         if not isinstance(after, list) or len(after) != len(args):
             return
         for position, (given, left) in enumerate(zip(args, after), start=1):
@@ -81,7 +83,7 @@ class GradedTestCase(unittest.TestCase):
                     "which no function may do unless its docstring says so: work on a copy"
                 )
 
-    def _check_again(self, target: str, args: tuple, kwargs: dict, first: CallResult, case: str) -> None:
+    def _check_again(self, target: Target, args: tuple, kwargs: dict, first: CallResult, case: str) -> None:
         try:
             again = self.worker.call(target, *args, **kwargs)
         except StudentCodeError as error:
@@ -102,19 +104,19 @@ class GradedTestCase(unittest.TestCase):
         if error.resource:
             self.ran_out.append(error.resource)
 
-    def call(self, target: str, *args: Any, case: str, **kwargs: Any) -> Any:
+    def call(self, target: Target | str, *args: Any, case: str, **kwargs: Any) -> Any:
         return self.call_full(target, *args, case=case, **kwargs).value
 
-    def expect_full(self, target: str, *args: Any, **kwargs: Any) -> CallResult:
+    def expect_full(self, target: Target | str, *args: Any, **kwargs: Any) -> CallResult:
         """The reference's answer to the call that ``call_full(target, *args, ...)`` makes."""
-        return self.reference.call(target, list(args), kwargs)
+        return self.reference.call(Target.of(target), list(args), kwargs)
 
-    def expect(self, target: str, *args: Any, **kwargs: Any) -> Any:
+    def expect(self, target: Target | str, *args: Any, **kwargs: Any) -> Any:
         return self.expect_full(target, *args, **kwargs).value
 
     def check(
         self,
-        target: str,
+        target: Target | str,
         *args: Any,
         case: str | None = None,
         what: str | None = None,
@@ -128,10 +130,11 @@ class GradedTestCase(unittest.TestCase):
         item by item, anything else exactly: :func:`~autograder.grading.checks.assert_matches`).
         ``case`` describes the inputs in the feedback (by default their values, or their shapes
         when large); ``what`` names the value (``softmax(x)``). Returns the student's value."""
+        target = Target.of(target)
         case = case if case is not None else checks.describe_inputs(args, kwargs)
         value = self.call(target, *args, case=case, **kwargs)
         expected = self.expect(target, *args, **kwargs)
-        label = f"{what or target.rsplit('.', 1)[-1] + '(...)'} [{case}]"
+        label = f"{what or target.name + '(...)'} [{case}]"
         checks.assert_matches(value, expected, label, rtol=rtol, atol=atol, rows=rows)
         return value
 
@@ -148,7 +151,7 @@ class GradedTestCase(unittest.TestCase):
             bridge.uses.update(first.uses)
         return value
 
-    def _keep_output(self, target: str, output: str) -> None:
+    def _keep_output(self, target: Target, output: str) -> None:
         # Not in a rerun with the reference's helpers: the student's code could print what they
         # answered (SECURITY.md, "Not defended").
         if output.strip() and not getattr(self, "relayed", False):
@@ -275,5 +278,6 @@ def _plain(value: Any) -> bool:
     return False
 
 
-def _label(target: str) -> str:
-    return target.split(":", 1)[-1] if target.startswith("fixtures:") else target
+def _label(target: Target) -> str:
+    """How feedback names a call: the student's ``module.function``, or a probe by its name."""
+    return target.name if target.probe else str(target)

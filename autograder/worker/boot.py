@@ -1,4 +1,4 @@
-"""The first thing a trusted process of the Linux worker's side runs (:data:`autograder.boundary.launch.LINUX_BOOT`):
+"""The first thing a trusted process of the Linux worker's side runs (:data:`autograder.contract.launch.LINUX_BOOT`):
 the fork server (``mode: forkserver``), or a probe (``mode: probe``) that tries the confinement steps in
 itself and prints which ones failed, as JSON: that is how the grader learns what this machine allows."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import resource
 
-from autograder.boundary.plan import Plan
+from autograder.contract.plan import Plan
 from autograder.worker import forkserver, supervisor
 
 

@@ -2,10 +2,10 @@
 
 The supervisor, which waits for its child anyway, looks every :data:`INTERVAL` seconds and stops all
 the processes below it when they are over a budget together, exiting with the budget's code
-(:data:`autograder.boundary.launch.MEMORY_EXIT`, ``DISK_EXIT``), which the grader turns into the message.
+(:data:`autograder.contract.launch.MEMORY_EXIT`, ``DISK_EXIT``), which the grader turns into the message.
 
 Memory: ``RLIMIT_AS`` limits each process, so a worker that forks four children could hold five
-times the budget. In a memory cgroup (:mod:`autograder.boundary.memory_cgroup`) the kernel keeps the
+times the budget. In a memory cgroup (:mod:`autograder.contract.memory_cgroup`) the kernel keeps the
 count and kills one process at the limit; the supervisor then stops the rest. Without one (a
 read-only cgroup file system, an ordinary user), it sums their resident memory itself; between two
 looks they can overshoot by what they touch in that time (page faults run at a few GB/s on one core:
@@ -26,9 +26,9 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from autograder.boundary.launch import DISK_EXIT, MEMORY_EXIT
-from autograder.boundary.memory_cgroup import oom_kills
-from autograder.boundary.plan import DiskBudget, Plan
+from autograder.contract.launch import DISK_EXIT, MEMORY_EXIT
+from autograder.contract.memory_cgroup import oom_kills
+from autograder.contract.plan import DiskBudget, Plan
 from autograder.worker.processes import descendants, kill_descendants, process_table
 
 INTERVAL = 0.05

@@ -5,7 +5,7 @@ the student's files and the assignment's given support files. It reads requests 
 answers on another; it reports raw outputs and exceptions, never verdicts. Student output goes to the
 file the grader attached as stdout/stderr.
 
-Importable without numpy-heavy grader code: it touches only :mod:`autograder.boundary.protocol` and the
+Importable without numpy-heavy grader code: it touches only :mod:`autograder.contract.protocol` and the
 assignment's public fixtures module.
 """
 
@@ -24,9 +24,9 @@ from typing import Any, NoReturn
 import numpy as np
 import numpy.random  # noqa: F401  numpy loads it on first use: here in the fork server, not per worker
 
-from autograder.boundary.launch import CHANNEL_EXIT
-from autograder.boundary.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
-from autograder.boundary.protocol import (
+from autograder.contract.launch import CHANNEL_EXIT
+from autograder.contract.messages import CallReply, CallRequest, ErrorKind, Ready, StudentError
+from autograder.contract.protocol import (
     Decoder,
     Encoder,
     FrameReader,
@@ -37,6 +37,7 @@ from autograder.boundary.protocol import (
     pack_parts,
     write_all,
 )
+from autograder.contract.target import Target
 from autograder.worker import probes
 from autograder.worker.helpers import Channel, Relay
 from autograder.worker.memory import fill_uninitialised
@@ -80,18 +81,18 @@ class StudentModules:
             self._failed[name] = error
             raise _ReportedError(error) from None
 
-    def attr(self, target: str) -> Any:
-        """``"module.name"`` or ``"module.Class.method"`` -> the student's object."""
-        module_name, _, path = target.partition(".")
-        value: Any = self.module(module_name)
-        for part in path.split("."):
+    def attr(self, target: Target | str) -> Any:
+        """The student's object that ``target`` names (fixtures give it as text: ``"optim.Adam"``)."""
+        target = Target.of(target)
+        value: Any = self.module(target.module)
+        for part in target.path:
             try:
                 value = getattr(value, part)
             except AttributeError:
-                missing = f"{module_name}.py has no {path}"
-                raise _ReportedError(StudentError(ErrorKind.MISSING_ATTRIBUTE, missing, target=target)) from None
+                missing = f"{target.module}.py has no {target.qualname}"
+                raise _ReportedError(StudentError(ErrorKind.MISSING_ATTRIBUTE, missing, target=str(target))) from None
             except BaseException as exc:
-                raised = StudentError(ErrorKind.EXCEPTION, target=target, **_describe(exc, self.scratch))
+                raised = StudentError(ErrorKind.EXCEPTION, target=str(target), **_describe(exc, self.scratch))
                 raise _ReportedError(raised) from None
         return value
 
@@ -204,8 +205,8 @@ class Worker:
         try:
             args = decoder.decode(request.args)
             kwargs = decoder.decode(request.kwargs)
-            function = self._probe(target) if ":" in target else self.student.attr(target)
-            value = self._call(function, ":" in target, args, kwargs, request)
+            function = self._probe(target) if target.probe else self.student.attr(target)
+            value = self._call(function, target.probe, args, kwargs, request)
         except _ReportedError as exc:
             return CallReply(error=exc.error)
         except BaseException as exc:  # the student may raise anything, SystemExit included
@@ -229,13 +230,12 @@ class Worker:
             if relay is not None:
                 relay.restore()
 
-    def _probe(self, target: str) -> Any:
-        """``fixtures:name`` (the assignment's public fixtures) or ``probes:name`` (generic probes)."""
-        where, name = target.split(":", 1)
-        module = {"fixtures": self.fixtures, "probes": probes}.get(where)
-        function = getattr(module, name, None) if module is not None and not name.startswith("_") else None
+    def _probe(self, target: Target) -> Any:
+        """A probe of the assignment's public fixtures or a generic one (:mod:`autograder.worker.probes`)."""
+        module = {"fixtures": self.fixtures, "probes": probes}[target.module]
+        function = getattr(module, target.name, None)
         if function is None:
-            raise ProtocolError(f"unknown probe {target!r}")
+            raise ProtocolError(f"unknown probe {str(target)!r}")
         return function
 
     def _encode_reply(self, reply: CallReply) -> Packed:

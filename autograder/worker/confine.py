@@ -20,7 +20,7 @@ import os
 import resource
 from collections.abc import Callable
 
-from autograder.boundary.plan import Plan, ResourceLimits
+from autograder.contract.plan import Plan, ResourceLimits
 from autograder.worker import namespaces, seccomp
 from autograder.worker.processes import count_tasks
 

@@ -23,7 +23,7 @@ It is the parent of every supervisor and reaps one only when told to stop it, so
 supervisor the grader has not stopped is never another process's. When the grader closes the channel
 (or dies), it stops every supervisor it still has and exits.
 
-Its messages with the grader are :mod:`autograder.boundary.fork_messages`.
+Its messages with the grader are :mod:`autograder.contract.fork_messages`.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from autograder.boundary.fork_messages import KILL_ROUNDS, ForkCommand, receive, send
-from autograder.boundary.plan import Plan
+from autograder.contract.fork_messages import KILL_ROUNDS, ForkCommand, receive, send
+from autograder.contract.plan import Plan
 
 
 def serve(config: dict) -> None:

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from autograder.boundary.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
-from autograder.boundary.protocol import (
+from autograder.contract.messages import Callback, CallbackResult, HelperAnswer, HelperCall, OwnResult
+from autograder.contract.protocol import (
     KEPT,
     ArgRef,
     Decoder,
@@ -39,7 +39,8 @@ from autograder.boundary.protocol import (
     pack_parts,
     write_all,
 )
-from autograder.boundary.state_sync import StateSync, generators_in
+from autograder.contract.state_sync import StateSync, generators_in
+from autograder.contract.target import Target
 
 # Calls per helper on which the student's own helper also runs, to compare: a bug may show only
 # on some inputs (LEFT-ARC, not SHIFT), so small calls are compared until one differs; calls with
@@ -71,14 +72,20 @@ class Relay:
     """Replaces the helpers of one call by stand-ins; :meth:`restore` puts the student's back."""
 
     def __init__(
-        self, channel: Channel, targets: list[str], resolve: Callable[[str], Any], scratch: str, *, compare: bool = True
+        self,
+        channel: Channel,
+        targets: list[Target],
+        resolve: Callable[[Target], Any],
+        scratch: str,
+        *,
+        compare: bool = True,
     ) -> None:
         self.channel = channel
         self.compare = compare
         self.scratch = scratch
         self.resolve = resolve
         self.objects: dict[int, Any] = {}  # the grader's objects as this side shows them to callbacks
-        self.compared: dict[str, int] = {}
+        self.compared: dict[Target, int] = {}
         self.token = secrets.token_hex(8)  # names this call's objects to the grader
         self.syncs: dict[int, tuple[Any, StateSync]] = {}  # id(owner) -> (owner, its state sync)
         for target in targets:
@@ -87,13 +94,12 @@ class Relay:
             except Exception:  # a helper the student's files lack stays missing, as without relay
                 pass
 
-    def _install(self, target: str, resolve: Callable[[str], Any]) -> None:
-        owner_path, _, name = target.rpartition(".")
-        holder = resolve(owner_path) if owner_path.count(".") else None
+    def _install(self, target: Target, resolve: Callable[[Target], Any]) -> None:
+        holder = resolve(target.owner) if target.owner else None
         if isinstance(holder, type):  # module.Class.method: one attribute of a shared class
-            original = holder.__dict__.get(name)
+            original = holder.__dict__.get(target.name)
             if callable(original) and not hasattr(original, _MARK):
-                setattr(holder, name, self._stand_in(target, original, method=True))
+                setattr(holder, target.name, self._stand_in(target, original, method=True))
             return
         original = resolve(target)
         if not callable(original) or hasattr(original, _MARK):
@@ -114,7 +120,7 @@ class Relay:
             if os.path.abspath(getattr(m, "__file__", None) or "").startswith(inside)
         ]
 
-    def _stand_in(self, target: str, original: Callable, *, method: bool) -> Callable:
+    def _stand_in(self, target: Target, original: Callable, *, method: bool) -> Callable:
         def stand_in(*args: Any, **kwargs: Any) -> Any:
             return self.call(target, original, args, kwargs, method=method)
 
@@ -123,7 +129,7 @@ class Relay:
         stand_in.__doc__ = getattr(original, "__doc__", None)
         return stand_in
 
-    def call(self, target: str, original: Callable, args: tuple, kwargs: dict, *, method: bool) -> Any:
+    def call(self, target: Target, original: Callable, args: tuple, kwargs: dict, *, method: bool) -> Any:
         owner = args[0] if method else None
         rest = args[1:] if method else args
         handles: list[Any] = []  # objects that cannot travel: the grader calls them back
@@ -185,7 +191,7 @@ class Relay:
         # the owner is kept alive with its sync, so its id names no other object during this call
         return self.syncs.setdefault(id(owner), (owner, StateSync()))[1]
 
-    def _compare(self, target: str, size: int) -> bool:
+    def _compare(self, target: Target, size: int) -> bool:
         count = self.compared.get(target, 0)
         if not self.compare or count >= (_COMPARED_SMALL_CALLS if size <= _SMALL_BYTES else _COMPARED_CALLS):
             return False
@@ -250,11 +256,12 @@ def _wrap(value: Any, handles: list[Any]) -> Any:
     return Handle(len(handles) - 1)
 
 
-def _instance(cls_name: str, resolve: Callable[[str], Any]) -> Any:
-    """An empty instance of the student's class of that name, for a callback to read its attributes;
-    a plain namespace when there is no such class or it cannot be made without its __init__."""
+def _instance(cls_name: str, resolve: Callable[[Target], Any]) -> Any:
+    """An empty instance of the student's class of that name (``module.Class``), for a callback to
+    read its attributes; a plain namespace when there is no such class or it cannot be made without
+    its __init__."""
     try:
-        cls = resolve(cls_name)
+        cls = resolve(Target.parse(cls_name))
         if isinstance(cls, type):
             return cls.__new__(cls)  # type: ignore[call-overload]  # the class's own __new__, not type's
     except Exception:

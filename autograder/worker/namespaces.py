@@ -30,7 +30,7 @@ import platform
 import shutil
 import sys
 
-from autograder.boundary.plan import DiskBudget, View
+from autograder.contract.plan import DiskBudget, View
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000

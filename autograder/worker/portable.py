@@ -1,6 +1,6 @@
 """The worker of the portable path (:mod:`autograder.boundary.portable_session`): a plain subprocess, on any system.
 
-Started as :func:`autograder.boundary.launch.portable_command` says, in its scratch folder, with the
+Started as :func:`autograder.contract.launch.portable_command` says, in its scratch folder, with the
 grader's requests on its stdin, replies expected on its stdout and stderr already the output file.
 Before anything else it takes stdin and stdout for itself, as private descriptors that no process it
 starts inherits, and puts the null device on fd 0 and the output file on fd 1: whatever the student's

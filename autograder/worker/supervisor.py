@@ -10,7 +10,7 @@ serves the grader's calls. It:
 - is a child subreaper, so every process the student's code starts stays below it, whatever that code
   does (``setsid``, double fork), where :func:`processes.kill_descendants` finds it;
 - keeps all of them within the question's memory and disk budgets together: it joins the worker's
-  memory cgroup before it forks (:mod:`autograder.boundary.memory_cgroup`), and watches what the
+  memory cgroup before it forks (:mod:`autograder.contract.memory_cgroup`), and watches what the
   kernel does not count for it (:mod:`autograder.worker.budget_watch`);
 - when the child ends, kills whatever the child left running and exits the way the child did, so the
   grader can tell the student why their code stopped.
@@ -31,9 +31,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NoReturn
 
-from autograder.boundary.launch import UNCONFINED_EXIT
-from autograder.boundary.memory_cgroup import join as join_cgroup
-from autograder.boundary.plan import Plan
+from autograder.contract.launch import UNCONFINED_EXIT
+from autograder.contract.memory_cgroup import join as join_cgroup
+from autograder.contract.plan import Plan
 from autograder.worker import confine, namespaces
 from autograder.worker.budget_watch import reap_until_alone, watch
 

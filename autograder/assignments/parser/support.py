@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from autograder.boundary.protocol import FixtureRef
+from autograder.contract.protocol import FixtureRef
 from autograder.grading import checks, gradients
 from autograder.grading.testing import GradedTestCase
 

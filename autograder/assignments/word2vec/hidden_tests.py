@@ -14,7 +14,7 @@ from autograder.assignments.word2vec.support import (
     network,
     network_layout,
 )
-from autograder.boundary.protocol import FixtureRef
+from autograder.contract.protocol import FixtureRef
 from autograder.grading.testing import GradedTestCase
 
 

@@ -9,7 +9,7 @@ nothing but these kinds: anything else a misbehaving worker sends reads as the s
 During a call with error carried forward, the worker may ask :class:`HelperCall` (with the student's
 :class:`OwnResult`) and the grader answers :class:`HelperAnswer`, after any number of
 :class:`Callback` -> :class:`CallbackResult` exchanges the other way. The fork server's commands are
-in :mod:`autograder.boundary.fork_messages`.
+in :mod:`autograder.contract.fork_messages`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 from typing import Any
+
+from autograder.contract.target import Target
 
 
 class ErrorKind(str, Enum):
@@ -55,32 +57,32 @@ class StudentError:
 
 @dataclass(frozen=True)
 class CallRequest:
-    """One call of the student's code (``module.function``, ``module.Class.method``) or of a probe
-    (``fixtures:name``, ``probes:name``). ``args`` and ``kwargs`` are encoded by
-    :class:`autograder.boundary.protocol.Encoder`; ``helpers`` names the student's functions whose
-    calls the grader answers meanwhile (error carried forward), and ``compare`` whether the worker
-    also runs the student's own helper on the same inputs, to tell how it differs (not once the
-    student's code has hung, killed or garbled the worker: the helper may be what did it)."""
+    """One call of the student's code or of a probe (:class:`~autograder.contract.target.Target`).
+    ``args`` and ``kwargs`` are encoded by :class:`autograder.contract.protocol.Encoder`; ``helpers``
+    names the student's functions whose calls the grader answers meanwhile (error carried forward),
+    and ``compare`` whether the worker also runs the student's own helper on the same inputs, to tell
+    how it differs (not once the student's code has hung, killed or garbled the worker: the helper
+    may be what did it)."""
 
-    target: str
+    target: Target
     args: list[Any]
     kwargs: dict[str, Any]
     return_args: bool = False  # send back the arguments as the call left them
     seed: int = 0  # of Python's and numpy's global random state before the call
-    helpers: tuple[str, ...] = ()
+    helpers: tuple[Target, ...] = ()
     compare: bool = True
 
     def to_json(self) -> dict:
         # Not asdict: it would copy the encoded arguments, which may be long lists.
         document = {
-            "target": self.target,
+            "target": str(self.target),
             "args": self.args,
             "kwargs": self.kwargs,
             "return_args": self.return_args,
             "seed": self.seed,
         }
         if self.helpers:
-            document = {**document, "helpers": list(self.helpers), "compare": self.compare}
+            document = {**document, "helpers": [str(h) for h in self.helpers], "compare": self.compare}
         return document
 
     @classmethod
@@ -95,12 +97,12 @@ class CallRequest:
         ):
             raise ValueError("a call request needs a target, a list of args and a dict of kwargs")
         return cls(
-            target,
+            Target.parse(target),
             args,
             kwargs,
             bool(data.get("return_args")),
             int(data.get("seed", 0)),
-            tuple(str(h) for h in helpers),
+            tuple(Target.parse(str(h)) for h in helpers),
             data.get("compare", True) is not False,
         )
 
@@ -163,7 +165,7 @@ class CallReply:
 # Error carried forward (autograder.grading.carried_forward): during a call, the worker's stand-in
 # for a student's helper asks the grader for the reference's answer (HelperCall -> HelperAnswer);
 # while answering, the grader may call a method of one of the worker's objects back (Callback ->
-# CallbackResult). Their values are encoded by autograder.boundary.protocol.Encoder.
+# CallbackResult). Their values are encoded by autograder.contract.protocol.Encoder.
 
 
 @dataclass(frozen=True)
@@ -202,7 +204,7 @@ class HelperCall:
     travels with its object: ``owner`` names it for the call's duration, ``state`` is its attributes.
     ``own`` is the encoded :class:`OwnResult`, on the calls the worker compares."""
 
-    helper: str
+    helper: Target
     args: Any
     kwargs: Any
     owner: str | None = None
@@ -210,7 +212,7 @@ class HelperCall:
     own: Any = None
 
     def to_json(self) -> dict:
-        document: dict[str, Any] = {"helper": self.helper, "args": self.args, "kwargs": self.kwargs}
+        document: dict[str, Any] = {"helper": str(self.helper), "args": self.args, "kwargs": self.kwargs}
         if self.owner is not None:
             document.update(owner=self.owner, state=self.state)
         return {**document, "own": self.own} if self.own is not None else document
@@ -225,7 +227,14 @@ class HelperCall:
         helper, owner = data.get("helper"), data.get("owner")
         if not isinstance(helper, str) or owner is not None and not isinstance(owner, str):
             raise ValueError("a helper call needs the helper's name, and an owner's name as text")
-        return cls(helper, data.get("args", []), data.get("kwargs", {}), owner, data.get("state"), data.get("own"))
+        return cls(
+            Target.parse(helper),
+            data.get("args", []),
+            data.get("kwargs", {}),
+            owner,
+            data.get("state"),
+            data.get("own"),
+        )
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.boundary.protocol import KEPT, ProtocolError
+from autograder.contract.protocol import KEPT, ProtocolError
 
 
 def generators_in(value: Any, depth: int = 0) -> list[np.random.Generator]:

@@ -61,7 +61,7 @@ class Plan:
     user_namespace: bool = False  # enter the namespaces through a user namespace (not root)
     view: View | None = None
     # One memory budget for all the worker's processes: the cgroup its supervisor joins (made by the
-    # grader, :mod:`autograder.boundary.memory_cgroup`), else the bytes the supervisor watches
+    # grader, :mod:`autograder.contract.memory_cgroup`), else the bytes the supervisor watches
     # (:mod:`autograder.worker.budget_watch`); neither: only each process's RLIMIT_AS.
     memory_cgroup: str | None = None
     watched_memory_bytes: int | None = None

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder.contract.target import Target
+
 MAGIC = b"AGW2"
 _U64 = struct.Struct(">Q")
 _U32 = struct.Struct(">I")
@@ -97,7 +99,7 @@ class Opaque:
 
 class _Kept:
     """Stands for "the value we last agreed on at this place" in error carried forward's object
-    states, so that an unchanged array need not travel again (:class:`autograder.boundary.state_sync.StateSync`)."""
+    states, so that an unchanged array need not travel again (:class:`autograder.contract.state_sync.StateSync`)."""
 
     def __repr__(self) -> str:
         return "KEPT"
@@ -252,7 +254,7 @@ class Decoder:
         self,
         arrays: list[np.ndarray],
         fixture: Callable[[str, list, dict, str | None], Any] | None = None,
-        student: Callable[[str], Any] | None = None,
+        student: Callable[[Target], Any] | None = None,
     ) -> None:
         self.arrays = arrays
         self.fixture = fixture
@@ -290,8 +292,12 @@ class Decoder:
                 self.decode(body["kwargs"], depth + 1),
                 body.get("id"),
             )
-        if tag == "$student" and self.student is not None:
-            return self.student(body)
+        if tag == "$student" and self.student is not None and isinstance(body, str):
+            try:
+                target = Target.parse(body)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
+            return self.student(target)
         if tag == "$kept":
             return KEPT
         if tag == "$handle" and type(body) is int:
