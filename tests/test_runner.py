@@ -1,7 +1,8 @@
-"""SafeJSONTestResult closes the gradescope-utils holes; collect_tests and the config refuse bad suites."""
+"""GradedResult gives every test one row with a sane score; collect_tests and the config refuse bad suites."""
 
 from __future__ import annotations
 
+import ast
 import math
 import sys
 import types
@@ -13,7 +14,8 @@ from gradescope_utils.autograder_utils.decorators import (number, partial_credit
 from pydantic import ValidationError
 
 from autograder.grading import runner, testing
-from autograder.core.config import Assignment, AssignmentConfig, ConfigError, Question, load_config
+from autograder.core.config import (PACKAGE_ROOT, Assignment, AssignmentConfig, ConfigError, Question,
+                                    load_config)
 from autograder.grading.runner import INTERNAL_ERROR, collect_tests, run_tests
 
 INTERNAL_MARK = "This is not a problem with your code"
@@ -291,6 +293,19 @@ def test_partial_credit_test_that_crashes_scores_zero():
 
     (row,) = run(PartialThenCrash, "test_x")
     assert_zero_of_full(row, 6)
+
+
+def test_of_gradescope_utils_only_the_decorators_are_used():
+    """Its runner's private members may change in any release (issue 28): the framework and the
+    assignments import only its decorators, whose attributes collect and GradedResult read."""
+    imported = set()
+    for path in PACKAGE_ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names if alias.name.startswith("gradescope_utils")}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gradescope_utils"):
+                imported.add(node.module)
+    assert imported == {"gradescope_utils.autograder_utils.decorators"}
 
 
 # ----------------------------------------------------------------------------------------------

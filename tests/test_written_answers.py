@@ -298,6 +298,16 @@ def test_the_grader_says_which_formula_it_took_when_it_is_wrong(tmp_path):
                                     "the line starting with 'Answer:': 'n'), which is not right")
 
 
+def test_a_formula_test_given_a_form_that_is_no_formula_blames_the_grader(tmp_path, monkeypatch):
+    """A course that maps a formula question to another form (here the table's) gets an internal
+    error naming the mistake, not an AttributeError from deep in the reader."""
+    monkeypatch.setitem(ANSWER_FORMATS, "2a-ii", ANSWER_FORMATS["2a-i"])
+    (tmp_path / "written.md").write_text("## 2a-ii\nAnswer: $2n$\n")
+    tests = collect_tests(PARSER)
+    (row,) = run_tests(tests["2a-ii"], {"answers": choose_answer_sheet(tmp_path, PARSER.config)})
+    assert row["score"] == 0
+    assert "TypeError: 2a-ii: check_formula needs a FormulaAnswer, got TableAnswer" in row["output"]
+
 def test_check_written_reports_placement_format_and_math(tmp_path):
     path = tmp_path / "written.md"
     path.write_text(ANSWERS.replace("Answer: 2n", "Answer: two n") + "\n## 1c-i\n$\\x08eta + 1\n")

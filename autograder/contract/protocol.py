@@ -367,14 +367,6 @@ def _bytes_of(array: np.ndarray) -> memoryview:
     return array.reshape(-1).view(np.uint8).data
 
 
-def encode_message(document: dict, payload: Any = None, key: str = "value") -> bytes:
-    """Pack ``document`` with ``payload`` encoded under ``key``."""
-    encoder = Encoder()
-    document = dict(document)
-    document[key] = encoder.encode(payload)
-    return pack(document, encoder.arrays)
-
-
 Packed = bytes | list[bytes | memoryview]  # a message: bytes, or the buffers of pack_parts
 
 

@@ -1,25 +1,27 @@
-"""Collects an assignment's graded tests and runs them with gradescope-utils' ``JSONTestRunner``.
+"""Collects an assignment's graded tests and runs them with a ``unittest`` result class of our own.
 
-gradescope-utils 0.5.0 loses points silently in several ways (docs/architecture.md): skipped tests,
-tests whose subTests fail and tests of a class whose ``setUpClass`` raised never reach the results;
-``set_score`` is not clamped to the weight; and ``partial_credit`` keeps the last score on the function
-object, so it leaks into the next run. :class:`SafeJSONTestResult` closes each of these, and
-:func:`collect_tests` refuses a suite whose tests do not add up to the config.
+Of gradescope-utils, tests use only the decorators (``weight``, ``number``, ``tags``, ``visibility``,
+``partial_credit``): :mod:`autograder.grading.collect` reads the attributes they set, and
+:class:`GradedResult` the score ``partial_credit``'s ``set_score`` leaves on the test function
+(``__score__``). The library's own runner is not used: it loses points silently (docs/architecture.md),
+and mending it meant patching its private members. :class:`GradedResult` gives every test exactly one
+row, skipped tests, tests whose subTests fail and tests of a class whose ``setUpClass`` raised included,
+with its score clamped to its points and no score left from an earlier run; :func:`collect_tests`
+refuses a suite whose tests do not add up to the config.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import math
 import re
+import sys
 import traceback
 import unittest
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
-
-from gradescope_utils.autograder_utils.json_test_runner import JSONTestResult, JSONTestRunner
+from types import TracebackType
+from typing import Any, TextIO
 
 from autograder.core.config import Assignment
 from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row, short_name
@@ -33,6 +35,7 @@ INTERNAL_ERROR = (
     "The autograder itself failed in this test ({error}). This is not a problem with "
     "your code; the course staff can see the details in the grader log."
 )
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 
 
 def collect_tests(
@@ -57,112 +60,82 @@ def _with_helpers(
     return replace(info, helpers=tuple((f, owner[f]) for f in helpers), units=tuple(g for g in groups if len(g) > 1))
 
 
-class SafeJSONTestResult(JSONTestResult):
-    """A ``JSONTestResult`` under which every test yields exactly one row, with a sane score."""
+class GradedResult(unittest.TestResult):
+    """What a run of graded tests gives: exactly one row per test, with a sane score and what the
+    test printed; ``tests`` are the collected tests by test id."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, tests: Mapping[str, TestInfo]) -> None:
+        super().__init__()
+        self.tests = tests
         self.rows: dict[str, dict] = {}
-        self.pending: dict[str, list[str]] = {}
-        self.suite_errors: list[str] = []
-
-    def _collected(self, test: Any, field: str, decorated: Callable[[Any], Any]) -> Any:
-        """What the collection gave the test, defaults included (:mod:`autograder.grading.collect`);
-        for a test run without it, what its decorators say."""
-        info = getattr(test, "test_info", None)
-        return getattr(info, field) if info else decorated(test)
-
-    def getWeight(self, test: Any) -> Any:
-        return self._collected(test, "weight", super().getWeight)
-
-    def getNumber(self, test: Any) -> Any:
-        return self._collected(test, "number", super().getNumber)
-
-    def getVisibility(self, test: Any) -> Any:
-        return self._collected(test, "visibility", super().getVisibility)
-
-    def getTags(self, test: Any) -> Any:
-        return self._collected(test, "tags", super().getTags)
+        self.pending: dict[str, list[str]] = {}  # what each test's failing subTests said
+        self.suite_errors: list[str] = []  # what setUpClass or setUpModule raised
+        self.log = sys.stderr  # the grader log: while a test runs, sys.stderr is its capture
+        self.current: unittest.TestCase | None = None
+        self.captured = (io.StringIO(), io.StringIO())
+        self.saved: tuple[TextIO, TextIO] = (sys.stdout, sys.stderr)
 
     def startTest(self, test: unittest.TestCase) -> None:
-        function = getattr(type(test), test._testMethodName, None)
-        # partial_credit stores the score on the function object: clear it, or it leaks into
-        # the next submission graded by this process.
-        for holder in (function, getattr(function, "__wrapped__", None)):
-            if holder is not None and hasattr(holder, "__score__"):
-                delattr(holder, "__score__")
-        self.pending[test.id()] = []
         super().startTest(test)
-
-    def addError(self, test: Any, err: Any) -> None:
-        if not hasattr(test, "_testMethodName"):  # an _ErrorHolder: setUpClass/setUpModule failed
-            self.suite_errors.append(f"{test.description}: {err[0].__name__}: {err[1]}")
-            return
-        # To the stderr the result was created under (the grader log): during a buffered test
-        # sys.stderr is the test's capture buffer, which would put the traceback into the row
-        # the student sees.
-        print(
-            f"[grader] internal error in {test.id()}:\n" + "".join(traceback.format_exception(*err)),
-            file=self._original_stderr,
-        )
-        super().addError(test, err)
-
-    def addSkip(self, test: unittest.TestCase, reason: str) -> None:
-        super().addSkip(test, reason)
-        self._mirrorOutput = False
-        if not hasattr(test, "_testMethodName"):  # setUpClass/setUpModule raised SkipTest
-            # unittest's _ErrorHolder, which has a description instead of a test method
-            self.suite_errors.append(f"{getattr(test, 'description', test)}: skipped: {reason}")
-            return
-        parent = getattr(test, "test_case", None)
-        if isinstance(parent, unittest.TestCase):  # skipTest inside a subTest: the parent fails
-            described = test._subDescription()  # type: ignore[attr-defined]  # unittest's _SubTest
-            self.pending.setdefault(parent.id(), []).append(f"{described}: skipped: {reason}")
-            return
-        self.processResult(test, (unittest.SkipTest, unittest.SkipTest(f"skipped: {reason}"), None))
-
-    def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
-        super().addExpectedFailure(test, err)
-        self.processResult(test, err)
-
-    def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:
-        super().addUnexpectedSuccess(test)
-        self.processResult(test, (AssertionError, AssertionError("unexpected success"), None))
-
-    def addSubTest(self, test: unittest.TestCase, subtest: Any, err: Any) -> None:
-        super().addSubTest(test, subtest, err)
-        if err is not None:
-            self.pending.setdefault(test.id(), []).append(f"{subtest._subDescription()}: {err[1]}")
+        _forget_score(self._function(test))
+        self.current, self.pending[test.id()] = test, []
+        # What the test prints goes into its row, as unittest's buffer=True would put it; that
+        # buffer is not public, so the test's output is captured here.
+        self.captured, self.saved = (io.StringIO(), io.StringIO()), (sys.stdout, sys.stderr)
+        sys.stdout, sys.stderr = self.captured
 
     def stopTest(self, test: unittest.TestCase) -> None:
         if test.id() not in self.rows:  # failing subTests leave no outcome of their own
             reasons = self.pending.get(test.id()) or ["the test produced no outcome"]
-            self.processResult(test, (AssertionError, AssertionError("\n".join(reasons)), None))
+            self._row(test, (AssertionError, AssertionError("\n".join(reasons)), None))
+        sys.stdout, sys.stderr = self.saved
+        self.current = None
         super().stopTest(test)
 
-    def processResult(self, test: Any, err: Any = None) -> None:
-        if test.id() in self.rows:
-            return
-        row = self.buildResult(test, err)
-        self.rows[test.id()] = row
-        self.results.append(row)
+    def addSuccess(self, test: unittest.TestCase) -> None:
+        self._row(test, None)
 
-    def buildResult(self, test: Any, err: Any = None) -> dict:
-        weight = float(self.getWeight(test) or 0.0)
-        score = self.getScore(test)
-        failed = err is not None
-        if score is None:
-            score = 0.0 if failed else weight
-        elif failed and not issubclass(err[0], AssertionError):
-            score = 0.0  # skipped, or crashed: a partial score set before that proves nothing
-        try:
-            score = float(score)
-        except (TypeError, ValueError):  # set_score(None-like junk): no credit rather than a crash
-            score = 0.0
-        if not math.isfinite(score):
-            score = 0.0
-        score = min(max(score, 0.0), weight)
-        parts = [self.getOutput() or ""]
+    def addFailure(self, test: unittest.TestCase, err: Any) -> None:
+        self._row(test, err)
+
+    def addError(self, test: unittest.TestCase, err: Any) -> None:
+        if not isinstance(test, unittest.TestCase):  # unittest's stand-in: setUpClass or setUpModule raised
+            self.suite_errors.append(f"{test}: {err[0].__name__}: {err[1]}")
+            return
+        print(f"[grader] internal error in {test.id()}:\n" + "".join(traceback.format_exception(*err)), file=self.log)
+        self._row(test, err)
+
+    def addSkip(self, test: unittest.TestCase, reason: str) -> None:
+        if not isinstance(test, unittest.TestCase):  # setUpClass or setUpModule raised SkipTest
+            self.suite_errors.append(f"{test}: skipped: {reason}")
+        elif self.current is not None and test is not self.current:  # skipTest inside a subTest: the test fails
+            self.pending[self.current.id()].append(f"{_subtest_of(self.current, test)}: skipped: {reason}")
+        else:
+            self._row(test, (unittest.SkipTest, unittest.SkipTest(f"skipped: {reason}"), None))
+
+    def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
+        self._row(test, err)
+
+    def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:
+        self._row(test, (AssertionError, AssertionError("unexpected success"), None))
+
+    def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase, err: Any) -> None:
+        if err is not None:
+            self.pending[test.id()].append(f"{_subtest_of(test, subtest)}: {err[1]}")
+
+    def _function(self, test: unittest.TestCase) -> Any:
+        return getattr(type(test), self.tests[test.id()].method)
+
+    def _row(self, test: unittest.TestCase, err: ExcInfo | None) -> None:
+        """The row of the test's first outcome: a tearDown that fails after the test did reports twice."""
+        if test.id() not in self.rows:
+            self.rows[test.id()] = self._built(test, err)
+
+    def _built(self, test: unittest.TestCase, err: ExcInfo | None) -> dict:
+        info = self.tests[test.id()]
+        weight = info.weight
+        score = _score(getattr(self._function(test), "__score__", None), weight, err)
+        parts = [self._printed()]
         if err is not None:
             if issubclass(err[0], (AssertionError, unittest.SkipTest)):
                 parts.append(str(err[1]))
@@ -183,24 +156,46 @@ class SafeJSONTestResult(JSONTestResult):
             parts.append(PRINTED + "\n" + "\n".join(printed))
         ran_out = sorted(set(getattr(test, "ran_out", ())))
         return {
-            "name": self.getDescription(test),
+            "name": test.shortDescription() or str(test),
             "score": score,
             "max_score": weight,
             "status": "passed" if score >= weight - 1e-9 else "failed",
             "output": "\n".join(p.strip("\n") for p in parts if p.strip()),
-            "tags": list(self.getTags(test) or ()),
-            "visibility": self.getVisibility(test),
-            "number": self.getNumber(test),
+            "tags": list(info.tags),
+            "visibility": info.visibility,
+            "number": info.number,
             **({"extra_data": {"ran_out": ran_out}} if ran_out and score < weight - 1e-9 else {}),
         }
 
+    def _printed(self) -> str:
+        """What the test printed so far: its stdout, then its stderr."""
+        out, err = (stream.getvalue() for stream in self.captured)
+        return out + ("" if not err or out.endswith("\n") else "\n") + err
 
-class SafeJSONTestRunner(JSONTestRunner):
-    resultclass = SafeJSONTestResult
 
-    def _makeResult(self) -> SafeJSONTestResult:
-        self.last_result = super()._makeResult()
-        return self.last_result
+def _score(declared: Any, weight: float, err: ExcInfo | None) -> float:
+    """The test's score: what it declared with ``set_score`` (clamped to its points; none when it then
+    crashed or was skipped: a partial score set before that proves nothing), else all or nothing."""
+    if declared is None or err is not None and not issubclass(err[0], AssertionError):
+        declared = 0.0 if err is not None else weight
+    try:
+        score = float(declared)
+    except (TypeError, ValueError):  # set_score(None-like junk): no credit rather than a crash
+        return 0.0
+    return min(max(score, 0.0), weight) if math.isfinite(score) else 0.0
+
+
+def _forget_score(function: Any) -> None:
+    """``partial_credit`` keeps the score on the function object: clear it, on the wrapper and on what
+    it wraps, or it leaks into the next submission graded by this process."""
+    for holder in (function, getattr(function, "__wrapped__", None)):
+        if holder is not None and hasattr(holder, "__score__"):
+            delattr(holder, "__score__")
+
+
+def _subtest_of(test: unittest.TestCase, subtest: unittest.TestCase) -> str:
+    """How unittest describes a subTest (``[message] (i=2)``): its id after its test's."""
+    return subtest.id().removeprefix(test.id()).strip()
 
 
 def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
@@ -328,33 +323,25 @@ def _noted(row: dict, *notes: str) -> dict:
 
 
 def _run_suite(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
-    suite = unittest.TestSuite()
-    instances = []
-    for info in tests:
-        test = info.instance()
+    instances = [info.instance() for info in tests]
+    for test in instances:
         for key, value in context.items():
             setattr(test, key, value)
-        test.test_info = info  # type: ignore[attr-defined]  # read by SafeJSONTestResult
-        suite.addTest(test)
-        instances.append((info, test))
-    runner = SafeJSONTestRunner(stream=io.StringIO(), buffer=True, failure_prefix="")
-    runner.run(suite)
-    result = runner.last_result
-    rows = []
-    for info, test in instances:
-        row = result.rows.get(test.id())
-        if row is None:  # never started: an error in class or module set-up
-            reason = "; ".join(result.suite_errors) or "the test did not run"
-            row = {
-                "name": info.name,
-                "score": 0.0,
-                "max_score": info.weight,
-                "status": "failed",
-                "output": INTERNAL_ERROR.format(error=reason),
-                "tags": list(info.tags),
-                "visibility": info.visibility,
-                "number": info.number,
-            }
-        rows.append(row)
-    json.loads(runner.stream.getvalue())  # the runner's own report must at least be valid JSON
-    return rows
+    result = GradedResult({test.id(): info for test, info in zip(instances, tests)})
+    unittest.TestSuite(instances).run(result)
+    return [result.rows.get(test.id()) or _not_run(info, result.suite_errors) for test, info in zip(instances, tests)]
+
+
+def _not_run(info: TestInfo, suite_errors: list[str]) -> dict:
+    """The row of a test that never started: its class's or module's set-up failed."""
+    reason = "; ".join(suite_errors) or "the test did not run"
+    return {
+        "name": info.name,
+        "score": 0.0,
+        "max_score": info.weight,
+        "status": "failed",
+        "output": INTERNAL_ERROR.format(error=reason),
+        "tags": list(info.tags),
+        "visibility": info.visibility,
+        "number": info.number,
+    }

@@ -34,7 +34,9 @@ class GradedTestCase(unittest.TestCase):
 
     # Attached to every test instance by the runner before it runs (see autograder.grading.runner).
     worker: WorkerSession
-    ref: SimpleNamespace | None  # the reference modules; None in the student bundle
+    # The reference modules, for hidden tests. Runs of the public tests alone (the student bundle,
+    # release's recording) have none and set None: there a public test that reads it fails, as it must.
+    ref: SimpleNamespace
     reference: ReferenceCalls  # answers self.expect
     fixtures: ModuleType
     runs: dict  # what tests of the question share (see reused)

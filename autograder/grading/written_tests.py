@@ -11,7 +11,7 @@ from collections.abc import Callable
 from autograder.grading.testing import GradedTestCase
 from autograder.written.answers import SubmittedAnswers
 from autograder.written.expressions import compare
-from autograder.written.formats import AnswerFormatError, FormulaAnswer, found_at
+from autograder.written.formats import AnswerFormat, AnswerFormatError, FormulaAnswer, found_at
 
 
 class WrittenTestCase(GradedTestCase):
@@ -39,9 +39,12 @@ class WrittenTestCase(GradedTestCase):
         return text
 
     def check_formula(
-        self, form: FormulaAnswer, expected: Callable[[dict[str, float]], float], points: list[dict[str, float]]
+        self, form: AnswerFormat, expected: Callable[[dict[str, float]], float], points: list[dict[str, float]]
     ) -> None:
-        """The final answer (the line starting with "Answer:") equals ``expected`` at ``points``."""
+        """The final answer (the line starting with "Answer:") equals ``expected`` at ``points``.
+        ``form`` is the question's entry in ``ANSWER_FORMATS``, which must be a formula."""
+        if not isinstance(form, FormulaAnswer):  # the course's mistake: the row blames the grader
+            raise TypeError(f"{self.question}: check_formula needs a FormulaAnswer, got {type(form).__name__}")
         try:
             final, formula = form.final(self.answer())
         except AnswerFormatError as error:

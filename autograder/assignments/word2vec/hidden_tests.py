@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gradescope_utils.autograder_utils.decorators import partial_credit, weight
 
@@ -202,7 +204,7 @@ class SgdHidden(SgdTestsMixin):
         """sgd applies postprocessing to x after every update"""
         case = "f(x) = |x - (3, 0, 4)|^2 from (0, 1, 0), step 0.1, postprocessing x / max(1, |x|)"
         args = [FixtureRef("Quadratic", ([3.0, 0.0, 4.0],)), np.array([0.0, 1.0, 0.0]), 0.1, 40]
-        kwargs = {"postprocessing": FixtureRef("UnitBall", id="post"), "print_every": None}
+        kwargs: dict[str, Any] = {"postprocessing": FixtureRef("UnitBall", id="post"), "print_every": None}
         expected = self.expect_full("sgd.sgd", *args, **kwargs)
         result = self.call_full("sgd.sgd", *args, case=case, **kwargs)
         calls, expected_calls = result.fixtures["post"]["calls"], expected.fixtures["post"]["calls"]

@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MARKER = "<!-- notation table -->"
-
 
 @dataclass(frozen=True)
 class Spelling:
