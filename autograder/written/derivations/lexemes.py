@@ -113,9 +113,6 @@ OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 _TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
 
 
-_ELEMENTWISE = {"\\odot", "\\circ"}
-
-
 _TRANSPOSE = {"\\top", "T", "\\intercal", "t", "\\prime", "'"}  # as _flat writes them: \\mathsf{T} is T
 
 
@@ -130,10 +127,6 @@ _STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|
 
 
 _LESS = {"<", "\\lt", "\\leq", "\\le"}
-
-
-# Tokens that end a product rather than multiply into it.
-_NO_FACTOR = _STOPS | _ELEMENTWISE | {"\\otimes"} | _TIMES | set(COMPARE) | _LESS | {"\\neq", "\\ne", "\\}", "\\colon"}
 
 
 class ReadError(ValueError):

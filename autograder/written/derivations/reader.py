@@ -20,14 +20,18 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   entry by entry) and ``.T``; Julia's and Matlab's ``.*``, ``.-`` and ``'``; an equation editor's
   letters (``𝒚``, ``𝑾``) and combining accents.
 
-``\\label{...}`` and ``\\tag{...}`` are no part of a formula. What is typed for LaTeX (unicode, plain
-text, numpy) becomes LaTeX first, by the rows of :mod:`.spellings`; every notation a student may use
-is also a row of :mod:`.catalogue`, which the handouts' notation table is written from.
+How, in three steps: what is typed for LaTeX (unicode, plain text, numpy) becomes LaTeX by the rows
+of :mod:`.spellings`; :mod:`.lexemes` cuts it into the grammar's terminals with the question's
+vocabulary (names, functions, scripts, sums with their ranges); ``formula.lark``, the grammar, says
+how they bind, and Lark's LALR parser built from it once gives the parse this module turns into the
+tree's typed nodes. Every notation a student may use is also a row of :mod:`.catalogue`, which the
+handouts' notation table is written from. ``\\label{...}`` and ``\\tag{...}`` are no part of a formula.
 
 A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, ``\\text{...}`` that is no
-function, a word that names nothing, or a shape in brackets (``(D_h x n)``): what follows is
-commentary. Nothing is evaluated by Python; the input is cut to :data:`MAX_LENGTH` characters, the
-tree to :data:`MAX_DEPTH` levels, so reading is linear and quick.
+function, a word that names nothing, a tick or a star (``✓``), a ``#`` comment, or a shape in brackets
+(``(D_h x n)``): what follows is commentary. Nothing is evaluated by Python; the input is cut to
+:data:`.lexemes.MAX_LENGTH` characters and brackets nest at most :data:`.lexemes.MAX_DEPTH` deep, so reading is linear
+and quick.
 """
 
 from __future__ import annotations
