@@ -108,6 +108,24 @@ def test_notations_a_ta_met_are_read(questions, question, answer):
 
 
 @pytest.mark.smoke
+@pytest.mark.parametrize(
+    "derivative, status",
+    [
+        (r"\tfrac{1}{4}\tanh'(z_1 / 2)", "equal"),  # sigma'(z) = tanh'(z / 2) / 4
+        (r"\tfrac{1}{4}\mathrm{sech}^2(z_1 / 2)", "equal"),
+        (r"\frac{1}{4}\operatorname{sech}^2(z_1 / 2)", "equal"),
+        (r"\tfrac{1}{4}(1 - \tanh^2(z_1 / 2))", "equal"),
+        (r"\tanh'(z_1)", "not equal"),  # the derivative of tanh where sigma's is asked for
+        (r"\mathrm{sech}^2(z_1)", "not equal"),
+    ],
+)
+def test_the_derivative_of_tanh_is_read_in_each_notation(questions, derivative, status):
+    answer = rf"$$\frac{{\partial J}}{{\partial x}} = \big((\hat y - y) W_2^\top \odot {derivative}\big) W_1^\top$$"
+    verdict = _verdict(questions, "1d-i", answer)
+    assert verdict.status == status, verdict.summary()
+
+
+@pytest.mark.smoke
 def test_the_reader_evaluates_nothing_and_stops_on_long_or_deep_input(questions):
     vocabulary = Vocabulary(questions["word2vec"]["1d-i"].notation)
     with pytest.raises(ReadError):

@@ -63,6 +63,14 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1d-i",
     ),
     Spelling(
+        r"`\tanh`, `\tanh'`, `\mathrm{sech}`, `\operatorname{sech}` (`\mathrm{sech}^2(z)`, `1 - \tanh^2(z)`)",
+        "tanh, its derivative, the hyperbolic secant (so all three are the derivative of tanh)",
+        r"$$\frac{\partial J}{\partial x} = \big((\hat y - y) W_2^\top \odot \tfrac{1}{4}\tanh'(z_1 / 2)\big) "
+        r"W_1^\top$$",
+        "word2vec",
+        "1d-i",
+    ),
+    Spelling(
         r"`\mathbb{1}[\dots > 0]`, `\mathbf{1}\{\dots\}`, `\mathrm{diag}`, `\operatorname{diag}`",
         "the indicator, entry by entry; the diagonal matrix of a vector",
         r"$$\frac{\partial h}{\partial x} = \operatorname{diag}\big(\mathbb{1}[xW + b_1 > 0]\big) W^\top$$",

@@ -380,6 +380,8 @@ _FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "exp": np.exp,
     "log": np.log,
     "tanh": np.tanh,
+    "tanh'": lambda z: 1 - np.tanh(z) ** 2,
+    "sech": lambda z: 1 / np.cosh(z),
     "softmax": _softmax,
     "diag": _diag,
     "sum": lambda value: np.array([[value.sum()]]),

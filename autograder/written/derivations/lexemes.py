@@ -96,6 +96,7 @@ FUNCTION_WORDS = {
     "log": "log",
     "ln": "log",
     "tanh": "tanh",
+    "sech": "sech",  # \mathrm{sech}^2(z), the derivative of tanh
     "softmax": "softmax",
     "diag": "diag",
     "sig": "sigma",

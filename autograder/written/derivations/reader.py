@@ -9,8 +9,8 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   fits: ``h(1-h)``); ``/`` and ``\\frac``; ``+ -``; powers ``^2``;
 - transposes ``^\\top``, ``^T``, ``^{T}``, ``^\\intercal``, ``'``;
 - ``\\sigma``, ``\\sigma'``, ``\\mathrm{ReLU}``, ``\\mathrm{ReLU}'``, ``\\exp``, ``e^{...}``, ``\\log``,
-  ``\\tanh``, ``\\mathrm{softmax}``, ``\\mathrm{diag}``, ``\\max(0, ...)``, the indicator
-  ``\\mathbb{1}[... > 0]`` (``\\mathbf{1}``, ``\\mathbb{I}``, ``1\\{...\\}``, ``\\mathbb{1}_{... > 0}``);
+  ``\\tanh``, ``\\tanh'``, ``\\mathrm{sech}``, ``\\mathrm{softmax}``, ``\\mathrm{diag}``, ``\\max(0, ...)``,
+  the indicator ``\\mathbb{1}[... > 0]`` (``\\mathbf{1}``, ``\\mathbb{I}``, ``1\\{...\\}``, ``\\mathbb{1}_{... > 0}``);
 - sums ``\\sum_w``, ``\\sum_{w=1}^{|V|}``, ``\\sum_{w \\in V}``, ``\\sum_{w \\neq o}``, ``\\sum_{k=1}^{K}``;
 - brackets of every kind, ``\\left( \\right)``, ``\\big``, ``\\boxed``, ``\\underbrace{...}_{...}``;
 - Iverson's bracket ``[w = o]`` (and a comparison in round brackets, numpy's mask ``(z > 0)``),
@@ -346,8 +346,8 @@ class _Builder:
                     "in words?); define it as a formula, with \\begin{cases} for cases, or use the notation's"
                 )
             return Defined(name, parameter, body, argument)
-        if derivative and name not in ("sigma'", "relu'"):
-            raise ReadError(f"it uses the derivative of {name[:-1]}; only sigma' and ReLU' are read")
+        if derivative and name not in ("sigma'", "tanh'", "relu'"):
+            raise ReadError(f"it uses the derivative of {name[:-1]}; only sigma', tanh' and ReLU' are read")
         return Power(Call(name, argument), power) if power else Call(name, argument)
 
     def indicator(self, symbol: Tree | LarkToken, bracket: Tree | LarkToken | None) -> Node:

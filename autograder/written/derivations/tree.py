@@ -96,7 +96,7 @@ class Transpose:
 
 @dataclass(frozen=True)
 class Call:
-    function: str  # one that evaluate.py computes: sigma, sigma', relu, relu', exp, log, tanh, softmax, diag
+    function: str  # one evaluate.py computes: sigma, sigma', relu, relu', exp, log, tanh, tanh', sech, softmax, diag
     argument: Node
 
 
