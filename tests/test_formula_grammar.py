@@ -136,3 +136,12 @@ def test_the_grammar_and_the_lexer_name_the_same_terminals():
     source = Path(lexemes.__file__).read_text(encoding="utf-8")
     for kind in made_by_rules:
         assert f'"{kind}"' in source, f"the lexer makes no {kind}"
+
+
+def test_every_function_the_lexer_names_is_one_the_evaluator_computes():
+    """A function word with nothing to compute it would be read and then fail every verdict
+    (``max`` is read as the ReLU, ``max(0, z)``)."""
+    from autograder.written.derivations.evaluate import FUNCTIONS
+
+    named = set(lexemes.FUNCTION_WORDS.values()) - {"max"}
+    assert named <= set(FUNCTIONS), named - set(FUNCTIONS)

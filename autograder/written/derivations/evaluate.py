@@ -372,7 +372,8 @@ def _diag(value: np.ndarray) -> np.ndarray:
     return np.diag(value.ravel())
 
 
-_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+# What the reader's functions compute; a derivative (a name with ') is read only where it is here.
+FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sigma": sigmoid,
     "sigma'": lambda z: sigmoid(z) * (1 - sigmoid(z)),
     "relu": lambda z: np.maximum(z, 0.0),
@@ -393,4 +394,4 @@ _RELATIONS = {">": np.greater, "≥": np.greater_equal, "=": np.equal}
 
 def _call(function: str, value: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
-        return _FUNCTIONS[function](value)
+        return FUNCTIONS[function](value)

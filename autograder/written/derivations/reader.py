@@ -46,6 +46,7 @@ from lark import Token as LarkToken
 from lark.exceptions import UnexpectedInput
 from lark.lexer import Lexer as LarkLexer
 
+from autograder.written.derivations.evaluate import FUNCTIONS
 from autograder.written.derivations.lexemes import (
     CLOSING_TEXT,
     COMPARE,
@@ -346,8 +347,9 @@ class _Builder:
                     "in words?); define it as a formula, with \\begin{cases} for cases, or use the notation's"
                 )
             return Defined(name, parameter, body, argument)
-        if derivative and name not in ("sigma'", "tanh'", "relu'"):
-            raise ReadError(f"it uses the derivative of {name[:-1]}; only sigma', tanh' and ReLU' are read")
+        if derivative and name not in FUNCTIONS:
+            read = ", ".join(sorted(function for function in FUNCTIONS if function.endswith("'")))
+            raise ReadError(f"it uses the derivative of {name[:-1]}; only {read} are read")
         return Power(Call(name, argument), power) if power else Call(name, argument)
 
     def indicator(self, symbol: Tree | LarkToken, bracket: Tree | LarkToken | None) -> Node:
