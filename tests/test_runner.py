@@ -37,8 +37,8 @@ def info(cls: type, method: str, hidden: bool = False) -> runner.TestInfo:
                            hidden=hidden, name=doc[0] if doc else method)
 
 
-def run(cls: type, *methods: str, context: dict | None = None) -> list[dict]:
-    return run_tests([info(cls, m) for m in methods], context or {})
+def run(cls: type, *methods: str, context: testing.TestContext | None = None) -> list[dict]:
+    return run_tests([info(cls, m) for m in methods], context or testing.TestContext())
 
 
 def assert_zero_of_full(row: dict, weight: float) -> None:
@@ -115,7 +115,7 @@ ALL_OUTCOMES = ["test_passes", "test_skipped", "test_skips_itself", "test_subtes
 
 @pytest.fixture(scope="module")
 def outcome_rows() -> dict[str, dict]:
-    rows = run(Outcomes, *ALL_OUTCOMES, context={"worker": "the worker"})
+    rows = run(Outcomes, *ALL_OUTCOMES, context=testing.TestContext(worker="the worker"))
     assert len(rows) == len(ALL_OUTCOMES)
     return dict(zip(ALL_OUTCOMES, rows))
 
@@ -204,7 +204,8 @@ def test_error_in_set_up_class_still_gives_every_row(error):
         def test_c(self):
             pass
 
-    rows = run_tests([info(SetUpFails, "test_a"), info(SetUpFails, "test_b"), info(Fine, "test_c")], {})
+    tests = [info(SetUpFails, "test_a"), info(SetUpFails, "test_b"), info(Fine, "test_c")]
+    rows = run_tests(tests, testing.TestContext())
     assert len(rows) == 3
     assert_zero_of_full(rows[0], 2)
     assert_zero_of_full(rows[1], 3)
@@ -668,7 +669,7 @@ def test_the_bundle_takes_the_points_release_recorded(make_assignment):
 def test_rows_carry_the_collected_defaults(make_assignment):
     public, hidden = plain_suite()
     tests = collect_tests(make_assignment(public, hidden))
-    (row,) = run_tests([tests["2b"][1]], {})
+    (row,) = run_tests([tests["2b"][1]], testing.TestContext())
     assert (row["number"], row["max_score"], row["visibility"], row["tags"]) == ("2b.2", 1.5, "after_published", ["mod.g"])
 
 
@@ -693,7 +694,7 @@ class Checked(Case):
 @pytest.mark.parametrize("student, passed", [(1.0, True), (1.5, False)])
 def test_check_calls_both_and_compares(student, passed):
     reference = types.SimpleNamespace(call=lambda target, args, kwargs: _Answers(1.0).call(target))
-    (row,) = run(Checked, "test_check", context={"worker": _Answers(student), "reference": reference})
+    (row,) = run(Checked, "test_check", context=testing.TestContext(worker=_Answers(student), reference=reference))
     assert row["status"] == ("passed" if passed else "failed")
     if not passed:  # the feedback names the value and the inputs it was given
         assert "f(...) [[1.0, 2.0], scale=3]" in row["output"], row["output"]
@@ -716,7 +717,7 @@ class CheckedDict(Case):
 def test_check_compares_a_dict_key_by_key(student, verdict):
     """Not only numbers and arrays: a dict, a list, text; the feedback names the key."""
     reference = types.SimpleNamespace(call=lambda target, args, kwargs: _Answers({"a": 2, "b": 1}).call(target))
-    (row,) = run(CheckedDict, "test_check", context={"worker": _Answers(student), "reference": reference})
+    (row,) = run(CheckedDict, "test_check", context=testing.TestContext(worker=_Answers(student), reference=reference))
     assert verdict == "passed" and row["status"] == "passed" or verdict in row["output"], row["output"]
     assert INTERNAL_MARK not in row["output"]
 

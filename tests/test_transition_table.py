@@ -6,6 +6,7 @@ import pytest
 
 from autograder.assignments.parser.handout import GOLD_TREE
 from autograder.core.config import load_assignment
+from autograder.grading import testing
 from autograder.grading.runner import collect_tests, run_tests
 from autograder.written.answers import AnswerSheet, SubmittedAnswers, read_markdown
 from autograder.assignments.parser.transition_table import TableError, grade_table, reference_table
@@ -100,7 +101,7 @@ def written_rows(markdown: str) -> dict[str, dict]:
     tests = collect_tests(assignment)
     rows = {}
     for question in ("1b-i", "2a-i", "2a-ii"):
-        (row,) = run_tests(tests[question], {"answers": SubmittedAnswers(sheet, ""), "worker": None})
+        (row,) = run_tests(tests[question], testing.TestContext(answers=SubmittedAnswers(sheet, "")))
         rows[question] = row
     return rows
 

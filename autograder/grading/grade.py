@@ -34,6 +34,7 @@ from autograder.grading.expected import LiveReference, ReferenceCalls, load_fixt
 from autograder.grading.preflight import broken_imports
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import PRINTED, collect_tests, run_tests
+from autograder.grading.testing import TestContext
 from autograder.written.answers import submitted_answers
 
 
@@ -161,15 +162,14 @@ def grade(
         settled: set[str] = set()  # questions graded so far with full marks (error carried forward)
         helpers = expected.helper_source()  # once: in the bundle it decodes the whole recording
         for question in config.questions:
-            context = {
-                "ref": reference,
-                "fixtures": fixtures,
-                "reference": expected,
-                "answers": answers,
-                "settled": frozenset(settled),
-                "helpers": helpers,
-                "limits": config.limits,
-            }
+            context = TestContext(
+                ref=reference,
+                reference=expected,
+                answers=answers,
+                settled=frozenset(settled),
+                helpers=helpers,
+                limits=config.limits,
+            )
             mine = _graded_question(question, tests[question.id], context, spec, sessions)
             if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
                 settled.add(question.id)
@@ -184,7 +184,7 @@ def grade(
 
 
 def _graded_question(
-    question: Question, tests: list, context: dict, spec: WorkerSpec, sessions: SessionFactory
+    question: Question, tests: list, context: TestContext, spec: WorkerSpec, sessions: SessionFactory
 ) -> list[dict]:
     """The rows of one question's tests. When a test lost points with values that look like the
     bytes memory read before it is written holds (autograder.worker.memory: about 1.4e306, or what
@@ -200,13 +200,13 @@ def _graded_question(
             question) must not use up this question's time."""
             return stack.enter_context(sessions(spec, question.time_limit, question.id))
 
-        rows = run_tests(tests, {**context, "worker": worker, "spare_worker": spare})
+        rows = run_tests(tests, replace(context, worker=worker, spare_worker=spare))
         timed_out = getattr(worker, "timed_out_on", None) is not None
     suspect = [row for row in rows if row["score"] < row["max_score"] - 1e-9 and _FILLED.search(row["output"])]
     if timed_out or not suspect:
         return rows
     with sessions(replace(spec, memory_fill=OTHER_MEMORY_FILL), question.time_limit, question.id) as worker:
-        again = run_tests(tests, {**context, "worker": worker})
+        again = run_tests(tests, replace(context, worker=worker))
     return [_memory_note(row, other) for row, other in zip(rows, again)]
 
 

@@ -28,7 +28,7 @@ from autograder.grading.carried_forward import HelperBridge, HelperSource, Relay
 from autograder.grading.collect import TestInfo, declared_tests
 from autograder.grading.contained_helpers import ContainedBridge, bridge_for
 from autograder.grading.ownership import helpers_of, owners, units
-from autograder.grading.testing import RULE_BROKEN_SHARE
+from autograder.grading.testing import RULE_BROKEN_SHARE, TestContext
 
 PRINTED = "Your code printed:"  # heads what the student's code printed, at the end of a test's output
 INTERNAL_ERROR = (
@@ -198,23 +198,23 @@ def _subtest_of(test: unittest.TestCase, subtest: unittest.TestCase) -> str:
     return subtest.id().removeprefix(test.id()).strip()
 
 
-def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
-    """Run ``tests`` with ``context`` (worker, ref, fixtures) attached; one row per test, in order.
+def run_tests(tests: list[TestInfo], context: TestContext) -> list[dict]:
+    """Run ``tests``, each given ``context`` (worker, ref, ...); one row per test, in order.
 
     A test that loses points after reaching helpers of other questions runs again with them
-    answered by ``context["helpers"]`` (the reference, or in the student bundle what ``release``
+    answered by ``context.helpers`` (the reference, or in the student bundle what ``release``
     recorded of it), and keeps the better row: error carried forward
-    (:mod:`autograder.grading.carried_forward`). Only the helpers of questions not ``context["settled"]``
+    (:mod:`autograder.grading.carried_forward`). Only the helpers of questions not ``context.settled``
     are replaced: a question already graded with full marks vouches for its functions, and a
     test whose helpers are all vouched for does not run again. While ``release`` records, every
     test with helpers runs again with all of them."""
-    context = {"runs": {}, **context}
+    context = replace(context, runs={})  # what this run's tests share, their reruns included
     rows = _run_suite(tests, context)
-    source: HelperSource | None = context.get("helpers")
+    source = context.helpers
     if source is None:
         return rows
     recording = getattr(source, "recorder", None) is not None
-    settled = set() if recording else set(context.get("settled", ()))
+    settled = set() if recording else set(context.settled)
     suspects = [_suspects(info, settled) for info in tests]
     rows = [
         _carried_forward(info, row, context, source, helpers)
@@ -238,9 +238,9 @@ def _suspects(info: TestInfo, settled: set[str]) -> list[tuple[str, str]]:
 
 
 def _carried_forward(
-    info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
+    info: TestInfo, row: dict, context: TestContext, source: HelperSource, suspects: list[tuple[str, str]]
 ) -> dict:
-    worker, spare = context["worker"], context.get("spare_worker")
+    worker, spare = context.worker, context.spare_worker
     # The student's helpers run beside the reference's (to say how they differ) only while nothing
     # of the student's has hung, killed or garbled this question's worker: such a helper would do it
     # again, in the rerun that is to grade without it. A rerun that breaks the worker so runs again
@@ -261,13 +261,13 @@ def _carried_forward(
     return _noted(again, helpers.note(dict(info.helpers)))
 
 
-def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource) -> dict:
+def _without_what_ran_out(info: TestInfo, row: dict, context: TestContext, source: HelperSource) -> dict:
     """A test that failed because the question's disk, descriptors, memory or time ran out runs once
     more in a fresh worker, with every other question's function the reference's, full marks or not:
     a function can pass its own tests and still leave behind what its callers then run out of (a
     file, open descriptors, shared memory, a thread that keeps the interpreter busy). When that
     scores better, the row says whose code used it up."""
-    spare = context.get("spare_worker")
+    spare = context.spare_worker
     if spare is None:
         return row
     replaced = _suspects(info, set())
@@ -295,12 +295,13 @@ def _ran_out(row: dict) -> list[str]:
 
 
 def _rerun(
-    info: TestInfo, context: dict[str, Any], worker: Any, source: HelperSource, suspects: list, *, compare: bool
+    info: TestInfo, context: TestContext, worker: Any, source: HelperSource, suspects: list, *, compare: bool
 ) -> tuple[dict, HelperBridge | ContainedBridge]:
     """The test's row when run on ``worker`` with its ``suspects`` answered by ``source``."""
-    helpers = bridge_for(source, [f for f, _ in suspects], context["limits"], compare=compare)
+    assert context.limits is not None  # grade() gives them with the helpers
+    helpers = bridge_for(source, [f for f, _ in suspects], context.limits, compare=compare)
     try:
-        (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
+        (again,) = _run_suite([info], replace(context, worker=RelayedSession(worker, helpers), bridge=helpers))
     finally:
         helpers.close()
     return again, helpers
@@ -322,11 +323,10 @@ def _noted(row: dict, *notes: str) -> dict:
     return {**row, "output": "\n".join(part for part in (row["output"], *notes) if part).strip()}
 
 
-def _run_suite(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
+def _run_suite(tests: list[TestInfo], context: TestContext) -> list[dict]:
     instances = [info.instance() for info in tests]
     for test in instances:
-        for key, value in context.items():
-            setattr(test, key, value)
+        test.context = context
     result = GradedResult({test.id(): info for test, info in zip(instances, tests)})
     unittest.TestSuite(instances).run(result)
     return [result.rows.get(test.id()) or _not_run(info, result.suite_errors) for test, info in zip(instances, tests)]
