@@ -294,8 +294,8 @@ def test_the_grader_says_which_formula_it_took_when_it_is_wrong(tmp_path):
     (tmp_path / "written.md").write_text("## 2a-ii\nAnswer: $n$ shifts and $n$ arcs, so $2n$\n")
     tests = collect_tests(PARSER)
     (row,) = run_tests(tests["2a-ii"], testing.TestContext(answers=choose_answer_sheet(tmp_path, PARSER.config)))
-    assert row["score"] == 0
-    assert row["output"].startswith("2a-ii: your final answer reads as n (taken from the first of 3 formulas on "
+    assert row.score == 0
+    assert row.output.startswith("2a-ii: your final answer reads as n (taken from the first of 3 formulas on "
                                     "the line starting with 'Answer:': 'n'), which is not right")
 
 
@@ -306,8 +306,8 @@ def test_a_formula_test_given_a_form_that_is_no_formula_blames_the_grader(tmp_pa
     (tmp_path / "written.md").write_text("## 2a-ii\nAnswer: $2n$\n")
     tests = collect_tests(PARSER)
     (row,) = run_tests(tests["2a-ii"], testing.TestContext(answers=choose_answer_sheet(tmp_path, PARSER.config)))
-    assert row["score"] == 0
-    assert "TypeError: 2a-ii: check_formula needs a FormulaAnswer, got TableAnswer" in row["output"]
+    assert row.score == 0
+    assert "TypeError: 2a-ii: check_formula needs a FormulaAnswer, got TableAnswer" in row.output
 
 def test_check_written_reports_placement_format_and_math(tmp_path):
     path = tmp_path / "written.md"

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from autograder.core.config import Assignment
+from autograder.core.results import TestResult
 from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row, short_name
 from autograder.grading.collect import TestInfo, declared_tests
 from autograder.grading.contained_helpers import ContainedBridge, bridge_for
@@ -67,7 +68,7 @@ class GradedResult(unittest.TestResult):
     def __init__(self, tests: Mapping[str, TestInfo]) -> None:
         super().__init__()
         self.tests = tests
-        self.rows: dict[str, dict] = {}
+        self.rows: dict[str, TestResult] = {}
         self.pending: dict[str, list[str]] = {}  # what each test's failing subTests said
         self.suite_errors: list[str] = []  # what setUpClass or setUpModule raised
         self.log = sys.stderr  # the grader log: while a test runs, sys.stderr is its capture
@@ -131,7 +132,7 @@ class GradedResult(unittest.TestResult):
         if test.id() not in self.rows:
             self.rows[test.id()] = self._built(test, err)
 
-    def _built(self, test: unittest.TestCase, err: ExcInfo | None) -> dict:
+    def _built(self, test: unittest.TestCase, err: ExcInfo | None) -> TestResult:
         info = self.tests[test.id()]
         weight = info.weight
         score = _score(getattr(self._function(test), "__score__", None), weight, err)
@@ -155,17 +156,17 @@ class GradedResult(unittest.TestResult):
         if printed:
             parts.append(PRINTED + "\n" + "\n".join(printed))
         ran_out = sorted(set(getattr(test, "ran_out", ())))
-        return {
-            "name": test.shortDescription() or str(test),
-            "score": score,
-            "max_score": weight,
-            "status": "passed" if score >= weight - 1e-9 else "failed",
-            "output": "\n".join(p.strip("\n") for p in parts if p.strip()),
-            "tags": list(info.tags),
-            "visibility": info.visibility,
-            "number": info.number,
-            **({"extra_data": {"ran_out": ran_out}} if ran_out and score < weight - 1e-9 else {}),
-        }
+        return TestResult(
+            name=test.shortDescription() or str(test),
+            score=score,
+            max_score=weight,
+            status="passed" if score >= weight - 1e-9 else "failed",
+            output="\n".join(p.strip("\n") for p in parts if p.strip()),
+            tags=list(info.tags),
+            visibility=info.visibility,
+            number=info.number,
+            extra_data={"ran_out": ran_out} if ran_out and score < weight - 1e-9 else {},
+        )
 
     def _printed(self) -> str:
         """What the test printed so far: its stdout, then its stderr."""
@@ -198,7 +199,7 @@ def _subtest_of(test: unittest.TestCase, subtest: unittest.TestCase) -> str:
     return subtest.id().removeprefix(test.id()).strip()
 
 
-def run_tests(tests: list[TestInfo], context: TestContext) -> list[dict]:
+def run_tests(tests: list[TestInfo], context: TestContext) -> list[TestResult]:
     """Run ``tests``, each given ``context`` (worker, ref, ...); one row per test, in order.
 
     A test that loses points after reaching helpers of other questions runs again with them
@@ -218,7 +219,7 @@ def run_tests(tests: list[TestInfo], context: TestContext) -> list[dict]:
     suspects = [_suspects(info, settled) for info in tests]
     rows = [
         _carried_forward(info, row, context, source, helpers)
-        if helpers and (recording or row["score"] < info.weight - 1e-9)
+        if helpers and (recording or row.score < info.weight - 1e-9)
         else row
         for info, row, helpers in zip(tests, rows, suspects)
     ]
@@ -238,8 +239,8 @@ def _suspects(info: TestInfo, settled: set[str]) -> list[tuple[str, str]]:
 
 
 def _carried_forward(
-    info: TestInfo, row: dict, context: TestContext, source: HelperSource, suspects: list[tuple[str, str]]
-) -> dict:
+    info: TestInfo, row: TestResult, context: TestContext, source: HelperSource, suspects: list[tuple[str, str]]
+) -> TestResult:
     worker, spare = context.worker, context.spare_worker
     # The student's helpers run beside the reference's (to say how they differ) only while nothing
     # of the student's has hung, killed or garbled this question's worker: such a helper would do it
@@ -251,17 +252,17 @@ def _carried_forward(
     if not broken and _broken(session):
         again, helpers = _rerun(info, context, _usable(worker, spare), source, suspects, compare=False)
     unanswered = helpers.unanswered()
-    if unanswered and again["score"] < info.weight - 1e-9:
+    if unanswered and again.score < info.weight - 1e-9:
         return pending_row(again, unanswered, dict(info.helpers))
     # The rerun's row when it scores better, or as well while a helper of the student's differed:
     # then it tells what is wrong in this question's own code, without the helper's bug.
-    better = again["score"] > row["score"] + 1e-9
-    if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
+    better = again.score > row.score + 1e-9
+    if not (better or again.score >= row.score - 1e-9 and helpers.differing()):
         return row
     return _noted(again, helpers.note(dict(info.helpers)))
 
 
-def _without_what_ran_out(info: TestInfo, row: dict, context: TestContext, source: HelperSource) -> dict:
+def _without_what_ran_out(info: TestInfo, row: TestResult, context: TestContext, source: HelperSource) -> TestResult:
     """A test that failed because the question's disk, descriptors, memory or time ran out runs once
     more in a fresh worker, with every other question's function the reference's, full marks or not:
     a function can pass its own tests and still leave behind what its callers then run out of (a
@@ -272,7 +273,7 @@ def _without_what_ran_out(info: TestInfo, row: dict, context: TestContext, sourc
         return row
     replaced = _suspects(info, set())
     again, helpers = _rerun(info, context, spare(), source, replaced, compare=False)
-    if again["score"] <= row["score"] + 1e-9 or helpers.unanswered():
+    if again.score <= row.score + 1e-9 or helpers.unanswered():
         return row
     budgets = " and ".join(_BUDGET_WORDS.get(name, name) for name in _ran_out(row))
     used = sorted((owner, short_name(t)) for t, owner in replaced if t in helpers.used())
@@ -280,7 +281,7 @@ def _without_what_ran_out(info: TestInfo, row: dict, context: TestContext, sourc
     return _noted(
         again,
         f"With your code this test ran out of {budgets}. Graded again in a fresh process with the "
-        f"course's {names} in place of yours, it scores {again['score']:g} of {info.weight:g}: the "
+        f"course's {names} in place of yours, it scores {again.score:g} of {info.weight:g}: the "
         f"{budgets} went to your code of those functions or of what they call, not to this question's, "
         "so this test keeps that score. Functions must not leave files, open files or memory behind.",
     )
@@ -289,14 +290,14 @@ def _without_what_ran_out(info: TestInfo, row: dict, context: TestContext, sourc
 _BUDGET_WORDS = {"disk": "disk space", "descriptors": "open files", "memory": "memory", "time": "time"}
 
 
-def _ran_out(row: dict) -> list[str]:
+def _ran_out(row: TestResult) -> list[str]:
     """The budgets (disk, descriptors, memory, time) the failed calls of a row's test said ran out."""
-    return list(row.get("extra_data", {}).get("ran_out", ()))
+    return list(row.extra_data.get("ran_out", ()))
 
 
 def _rerun(
     info: TestInfo, context: TestContext, worker: Any, source: HelperSource, suspects: list, *, compare: bool
-) -> tuple[dict, HelperBridge | ContainedBridge]:
+) -> tuple[TestResult, HelperBridge | ContainedBridge]:
     """The test's row when run on ``worker`` with its ``suspects`` answered by ``source``."""
     assert context.limits is not None  # grade() gives them with the helpers
     helpers = bridge_for(source, [f for f, _ in suspects], context.limits, compare=compare)
@@ -319,11 +320,11 @@ def _usable(worker: Any, spare: Callable[[], Any] | None) -> Any:
     return worker
 
 
-def _noted(row: dict, *notes: str) -> dict:
-    return {**row, "output": "\n".join(part for part in (row["output"], *notes) if part).strip()}
+def _noted(row: TestResult, *notes: str) -> TestResult:
+    return row.model_copy(update={"output": "\n".join(part for part in (row.output, *notes) if part).strip()})
 
 
-def _run_suite(tests: list[TestInfo], context: TestContext) -> list[dict]:
+def _run_suite(tests: list[TestInfo], context: TestContext) -> list[TestResult]:
     instances = [info.instance() for info in tests]
     for test in instances:
         test.context = context
@@ -332,16 +333,16 @@ def _run_suite(tests: list[TestInfo], context: TestContext) -> list[dict]:
     return [result.rows.get(test.id()) or _not_run(info, result.suite_errors) for test, info in zip(instances, tests)]
 
 
-def _not_run(info: TestInfo, suite_errors: list[str]) -> dict:
+def _not_run(info: TestInfo, suite_errors: list[str]) -> TestResult:
     """The row of a test that never started: its class's or module's set-up failed."""
     reason = "; ".join(suite_errors) or "the test did not run"
-    return {
-        "name": info.name,
-        "score": 0.0,
-        "max_score": info.weight,
-        "status": "failed",
-        "output": INTERNAL_ERROR.format(error=reason),
-        "tags": list(info.tags),
-        "visibility": info.visibility,
-        "number": info.number,
-    }
+    return TestResult(
+        name=info.name,
+        score=0.0,
+        max_score=info.weight,
+        status="failed",
+        output=INTERNAL_ERROR.format(error=reason),
+        tags=list(info.tags),
+        visibility=info.visibility,
+        number=info.number,
+    )
