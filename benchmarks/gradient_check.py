@@ -58,7 +58,7 @@ from autograder.contract.target import Target  # noqa: E402
 from autograder.grading.reference import load_reference  # noqa: E402
 from autograder.boundary.session import WorkerSession, WorkerSpec  # noqa: E402
 from autograder.core.submission import locate  # noqa: E402
-from autograder.grading.testing import GradedTestCase  # noqa: E402
+from autograder.grading.testing import GradedTestCase, TestContext  # noqa: E402
 from benchmarks.in_process import InProcessSession  # noqa: E402
 from benchmarks.summary import Summary, argument_parser, machine  # noqa: E402
 from tests.fixtures import parser_bugs, word2vec_bugs  # noqa: E402
@@ -303,9 +303,7 @@ class Sides:
             return check.naive(self.student, self.live)
         test = check.test_class(unittest_method(check.test_class))
         session = self.in_process if side == OURS else self.worker
-        for key, value in {"worker": session, "reference": self.live, "ref": self.modules,
-                           "fixtures": self.fixtures}.items():
-            setattr(test, key, value)
+        test.context = TestContext(worker=session, reference=self.live, ref=self.modules)
         test.setUp()
         try:
             check.ours(test)

@@ -11,6 +11,7 @@ import pytest
 
 from autograder.boundary.session import CallResult
 from autograder.grading.cases import Backward, Cases, Compare, Gradient, given, normal
+from autograder.grading import testing
 
 
 def _step_forward(x, h, W):
@@ -64,8 +65,7 @@ def _instance(row, student):
     [cls] = Cases(row).test_classes("tests.fake_tests")
     [name] = unittest.TestLoader().getTestCaseNames(cls)
     test = cls(name)
-    test.worker = _Calls({**REFERENCE, **(student or {})})
-    test.reference, test.ref, test.runs = _Reference(REFERENCE), None, {}
+    test.context = testing.TestContext(worker=_Calls({**REFERENCE, **(student or {})}), reference=_Reference(REFERENCE))
     return test
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import gradescope
+from autograder.core import results as res
 from autograder.core.config import Assignment, AssignmentConfig, Limits, load_assignment
 from autograder.grading.grade import assemble
 from autograder.boundary.isolation import (PORTABLE_ENV, NeedsLinux, detect_isolation, portable_isolation,
@@ -289,8 +290,8 @@ def test_os_exit_and_a_huge_reply_read_as_on_linux(word2vec, tmp_path):
 
 def test_a_windows_scratch_path_is_cut_from_the_feedback(word2vec):
     config = word2vec.assignment.config
-    row = {"name": "t", "number": "1a.1", "score": 0.0, "max_score": 1.0, "status": "failed",
-           "output": r"C:\Users\A Student\AppData\Local\Temp\ag-worker-k2x_9q\nn_basics.py:3: RuntimeWarning"}
+    row = res.TestResult(name="t", number="1a.1", score=0.0, max_score=1.0, status="failed",
+                         output=r"C:\Users\A Student\AppData\Local\Temp\ag-worker-k2x_9q\nn_basics.py:3: RuntimeWarning")
     results = assemble(config, [row], include_hidden=False)
     assert results.tests[0].output == "nn_basics.py:3: RuntimeWarning"
 

@@ -21,8 +21,12 @@ def row(number: str = "1.1", score: float = 1.0, max_score: float = 2.0, **extra
             "status": "passed" if score >= max_score else "failed", **extra}
 
 
+def as_rows(*rows: dict) -> list[res.TestResult]:
+    return [res.TestResult.model_validate(r) for r in rows]
+
+
 def results(*rows: dict, **extra) -> GradescopeResults:
-    tests = [res.TestResult.model_validate(r) for r in rows]
+    tests = as_rows(*rows)
     return GradescopeResults(score=sum(t.score for t in tests), execution_time=1.25, tests=tests,
                              **extra)
 
@@ -140,7 +144,7 @@ def test_write_results_revalidates_and_writes_nothing_when_invalid(tmp_path):
 
 
 def test_assemble_adds_a_failing_row_for_a_question_without_tests(config):
-    rows = [row("1.1", 1, 1), row("1.2", 0, 3)]
+    rows = as_rows(row("1.1", 1, 1), row("1.2", 0, 3))
     assembled = grading.assemble(config, rows, output="found mod.py", seconds=2.3456)
     assert [t.number for t in assembled.tests] == ["1.1", "1.2", "2a.999"]
     filler = assembled.tests[-1]
@@ -151,25 +155,20 @@ def test_assemble_adds_a_failing_row_for_a_question_without_tests(config):
 
 
 def test_assemble_tops_up_a_question_whose_tests_are_partly_missing(config):
-    assembled = grading.assemble(config, [row("1.1", 1, 1), row("2a.1", 2, 2)])
+    assembled = grading.assemble(config, as_rows(row("1.1", 1, 1), row("2a.1", 2, 2)))
     fillers = {t.number: t.max_score for t in assembled.tests if t.number.endswith(".999")}
     assert fillers == {"1.999": 3.0, "2a.999": 4.0}
     assert assembled.max_score == 10.0 and assembled.score == 3.0
 
 
 def test_assemble_public_only_adds_no_filler(config):
-    assembled = grading.assemble(config, [row("1.1", 1, 1)], include_hidden=False)
+    assembled = grading.assemble(config, as_rows(row("1.1", 1, 1)), include_hidden=False)
     assert [t.number for t in assembled.tests] == ["1.1"]
 
 
 def test_assemble_refuses_tests_worth_more_than_the_question(config):
     with pytest.raises(AssertionError, match="question 1: tests are worth 5 points, more than its 4"):
-        grading.assemble(config, [row("1.1", 0, 5)])
-
-
-def test_assemble_validates_rows(config):
-    with pytest.raises(ValidationError):
-        grading.assemble(config, [row("1.1", 3, 2)])
+        grading.assemble(config, as_rows(row("1.1", 0, 5)))
 
 
 def test_fallback_results_list_every_question_with_full_points(config):
@@ -183,7 +182,7 @@ def test_fallback_results_list_every_question_with_full_points(config):
 
 
 def test_summarize_reports_per_question(config):
-    assembled = grading.assemble(config, [row("1.1", 1, 1), row("1.2", 0, 3, output="\nwrong shape\n")])
+    assembled = grading.assemble(config, as_rows(row("1.1", 1, 1), row("1.2", 0, 3, output="\nwrong shape\n")))
     summary = {s.id: s for s in grading.summarize(config, assembled)}
     assert (summary["1"].score, summary["1"].max_score, summary["1"].status) == (1.0, 4.0, "partial")
     assert summary["1"].reason == "wrong shape"

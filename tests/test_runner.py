@@ -13,6 +13,7 @@ from gradescope_utils.autograder_utils.decorators import (number, partial_credit
                                                           weight)
 from pydantic import ValidationError
 
+from autograder.core import results as res
 from autograder.grading import runner, testing
 from autograder.core.config import (PACKAGE_ROOT, Assignment, AssignmentConfig, ConfigError, Question,
                                     load_config)
@@ -37,12 +38,12 @@ def info(cls: type, method: str, hidden: bool = False) -> runner.TestInfo:
                            hidden=hidden, name=doc[0] if doc else method)
 
 
-def run(cls: type, *methods: str, context: dict | None = None) -> list[dict]:
-    return run_tests([info(cls, m) for m in methods], context or {})
+def run(cls: type, *methods: str, context: testing.TestContext | None = None) -> list[res.TestResult]:
+    return run_tests([info(cls, m) for m in methods], context or testing.TestContext())
 
 
-def assert_zero_of_full(row: dict, weight: float) -> None:
-    assert row["max_score"] == weight and row["score"] == 0.0 and row["status"] == "failed"
+def assert_zero_of_full(row: res.TestResult, weight: float) -> None:
+    assert row.max_score == weight and row.score == 0.0 and row.status == "failed"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -114,22 +115,21 @@ ALL_OUTCOMES = ["test_passes", "test_skipped", "test_skips_itself", "test_subtes
 
 
 @pytest.fixture(scope="module")
-def outcome_rows() -> dict[str, dict]:
-    rows = run(Outcomes, *ALL_OUTCOMES, context={"worker": "the worker"})
+def outcome_rows() -> dict[str, res.TestResult]:
+    rows = run(Outcomes, *ALL_OUTCOMES, context=testing.TestContext(worker="the worker"))
     assert len(rows) == len(ALL_OUTCOMES)
     return dict(zip(ALL_OUTCOMES, rows))
 
 
 def test_every_test_gives_exactly_one_row_in_order(outcome_rows):
-    assert [r["number"] for r in outcome_rows.values()] == [f"1.{i}" for i in range(1, 10)]
-    assert sum(r["max_score"] for r in outcome_rows.values()) == 2 + 3 + 1.5 + 4 + 1 + 2 + 2 + 5 + 1
+    assert [r.number for r in outcome_rows.values()] == [f"1.{i}" for i in range(1, 10)]
+    assert sum(r.max_score for r in outcome_rows.values()) == 2 + 3 + 1.5 + 4 + 1 + 2 + 2 + 5 + 1
 
 
 def test_passing_row_carries_decorator_metadata_and_context(outcome_rows):
     row = outcome_rows["test_passes"]
-    assert row == {"name": "A passing test.", "score": 2.0, "max_score": 2.0, "status": "passed",
-                   "output": "", "tags": ["mod.f", "mod.g"], "visibility": "after_due_date",
-                   "number": "1.1"}
+    assert row == res.TestResult(name="A passing test.", score=2.0, max_score=2.0, status="passed",
+                                 output="", tags=["mod.f", "mod.g"], visibility="after_due_date", number="1.1")
 
 
 @pytest.mark.parametrize("method, weight_, text", [
@@ -144,16 +144,16 @@ def test_passing_row_carries_decorator_metadata_and_context(outcome_rows):
 def test_failing_outcomes_keep_full_max_score_and_score_zero(outcome_rows, method, weight_, text):
     row = outcome_rows[method]
     assert_zero_of_full(row, weight_)
-    assert text in row["output"]
+    assert text in row.output
 
 
 def test_subtest_failures_list_only_failing_cases(outcome_rows):
-    output = outcome_rows["test_subtest_fails"]["output"]
+    output = outcome_rows["test_subtest_fails"].output
     assert "(i=2)" in output and "(i=0)" not in output and "(i=1)" not in output
 
 
 def test_assertion_row_shows_test_prints_and_student_output(outcome_rows):
-    output = outcome_rows["test_assertion"]["output"]
+    output = outcome_rows["test_assertion"].output
     assert output.startswith("progress note")
     assert "Your code printed:\n--- printed by mod.f ---\nhello" in output
 
@@ -161,9 +161,9 @@ def test_assertion_row_shows_test_prints_and_student_output(outcome_rows):
 def test_internal_error_blames_the_grader_and_hides_the_traceback(outcome_rows):
     row = outcome_rows["test_internal_error"]
     assert_zero_of_full(row, 5)
-    assert INTERNAL_MARK in row["output"] and "KeyError" in row["output"]
-    assert "Traceback" not in row["output"] and "[grader]" not in row["output"]
-    assert "raise KeyError" not in row["output"]  # no source lines of the (hidden) test
+    assert INTERNAL_MARK in row.output and "KeyError" in row.output
+    assert "Traceback" not in row.output and "[grader]" not in row.output
+    assert "raise KeyError" not in row.output  # no source lines of the (hidden) test
 
 
 def test_internal_error_traceback_goes_to_the_grader_log(capsys):
@@ -174,7 +174,7 @@ def test_internal_error_traceback_goes_to_the_grader_log(capsys):
             raise ZeroDivisionError("oops")
 
     (row,) = run(Broken, "test_x")
-    assert row["output"] == INTERNAL_ERROR.format(error="ZeroDivisionError: oops")
+    assert row.output == INTERNAL_ERROR.format(error="ZeroDivisionError: oops")
     log = capsys.readouterr().err
     assert "[grader] internal error in" in log and "Traceback" in log and "ZeroDivisionError" in log
 
@@ -204,15 +204,16 @@ def test_error_in_set_up_class_still_gives_every_row(error):
         def test_c(self):
             pass
 
-    rows = run_tests([info(SetUpFails, "test_a"), info(SetUpFails, "test_b"), info(Fine, "test_c")], {})
+    tests = [info(SetUpFails, "test_a"), info(SetUpFails, "test_b"), info(Fine, "test_c")]
+    rows = run_tests(tests, testing.TestContext())
     assert len(rows) == 3
     assert_zero_of_full(rows[0], 2)
     assert_zero_of_full(rows[1], 3)
     for row in rows[:2]:
-        assert INTERNAL_MARK in row["output"] and "setUpClass" in row["output"]
-        assert str(error) in row["output"]
-    assert rows[0]["tags"] == ["mod.f"] and rows[0]["number"] == "1.1"
-    assert rows[2]["score"] == 1.0 and rows[2]["status"] == "passed"
+        assert INTERNAL_MARK in row.output and "setUpClass" in row.output
+        assert str(error) in row.output
+    assert rows[0].tags == ["mod.f"] and rows[0].number == "1.1"
+    assert rows[2].score == 1.0 and rows[2].status == "passed"
 
 
 def test_error_in_tear_down_class_keeps_the_rows():
@@ -227,7 +228,7 @@ def test_error_in_tear_down_class_keeps_the_rows():
             pass
 
     (row,) = run(TearDownFails, "test_a")
-    assert row["score"] == 2.0 and row["max_score"] == 2.0
+    assert row.score == 2.0 and row.max_score == 2.0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -255,17 +256,17 @@ class Partial(Case):
 def test_set_score_is_clamped_to_the_weight(monkeypatch, value, expected, status):
     monkeypatch.setattr(Partial, "value", value)
     (row,) = run(Partial, "test_partial")
-    assert row["score"] == expected and row["max_score"] == 10.0 and row["status"] == status
-    assert row["tags"] == ["mod.f"] and row["number"] == "1.1" and row["visibility"] == "visible"
+    assert row.score == expected and row.max_score == 10.0 and row.status == status
+    assert row.tags == ["mod.f"] and row.number == "1.1" and row.visibility == "visible"
 
 
 def test_partial_score_does_not_leak_into_the_next_run(monkeypatch):
     monkeypatch.setattr(Partial, "value", 1)
-    assert run(Partial, "test_partial")[0]["score"] == 1.0
+    assert run(Partial, "test_partial")[0].score == 1.0
     assert Partial.test_partial.__score__ == 1  # gradescope-utils keeps it on the function...
     monkeypatch.setattr(Partial, "set_it", False)
     (row,) = run(Partial, "test_partial")  # ...but a run that sets no score gets full credit
-    assert row["score"] == 10.0 and row["status"] == "passed"
+    assert row.score == 10.0 and row.status == "passed"
     assert not hasattr(Partial.test_partial, "__score__")
 
 
@@ -279,8 +280,8 @@ def test_failing_partial_credit_test_keeps_its_partial_score():
             self.fail("later check failed")
 
     (row,) = run(PartialThenFail, "test_x")
-    assert row["score"] == 5.0 and row["max_score"] == 6.0 and row["status"] == "failed"
-    assert "later check failed" in row["output"]
+    assert row.score == 5.0 and row.max_score == 6.0 and row.status == "failed"
+    assert "later check failed" in row.output
 
 
 def test_partial_credit_test_that_crashes_scores_zero():
@@ -668,8 +669,8 @@ def test_the_bundle_takes_the_points_release_recorded(make_assignment):
 def test_rows_carry_the_collected_defaults(make_assignment):
     public, hidden = plain_suite()
     tests = collect_tests(make_assignment(public, hidden))
-    (row,) = run_tests([tests["2b"][1]], {})
-    assert (row["number"], row["max_score"], row["visibility"], row["tags"]) == ("2b.2", 1.5, "after_published", ["mod.g"])
+    (row,) = run_tests([tests["2b"][1]], testing.TestContext())
+    assert (row.number, row.max_score, row.visibility, row.tags) == ("2b.2", 1.5, "after_published", ["mod.g"])
 
 
 class _Answers:
@@ -693,10 +694,10 @@ class Checked(Case):
 @pytest.mark.parametrize("student, passed", [(1.0, True), (1.5, False)])
 def test_check_calls_both_and_compares(student, passed):
     reference = types.SimpleNamespace(call=lambda target, args, kwargs: _Answers(1.0).call(target))
-    (row,) = run(Checked, "test_check", context={"worker": _Answers(student), "reference": reference})
-    assert row["status"] == ("passed" if passed else "failed")
+    (row,) = run(Checked, "test_check", context=testing.TestContext(worker=_Answers(student), reference=reference))
+    assert row.status == ("passed" if passed else "failed")
     if not passed:  # the feedback names the value and the inputs it was given
-        assert "f(...) [[1.0, 2.0], scale=3]" in row["output"], row["output"]
+        assert "f(...) [[1.0, 2.0], scale=3]" in row.output, row.output
 
 
 class CheckedDict(Case):
@@ -716,9 +717,9 @@ class CheckedDict(Case):
 def test_check_compares_a_dict_key_by_key(student, verdict):
     """Not only numbers and arrays: a dict, a list, text; the feedback names the key."""
     reference = types.SimpleNamespace(call=lambda target, args, kwargs: _Answers({"a": 2, "b": 1}).call(target))
-    (row,) = run(CheckedDict, "test_check", context={"worker": _Answers(student), "reference": reference})
-    assert verdict == "passed" and row["status"] == "passed" or verdict in row["output"], row["output"]
-    assert INTERNAL_MARK not in row["output"]
+    (row,) = run(CheckedDict, "test_check", context=testing.TestContext(worker=_Answers(student), reference=reference))
+    assert verdict == "passed" and row.status == "passed" or verdict in row.output, row.output
+    assert INTERNAL_MARK not in row.output
 
 
 def test_an_argument_that_cannot_travel_is_the_tests_fault_not_the_students():

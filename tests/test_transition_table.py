@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from autograder.assignments.parser.handout import GOLD_TREE
+from autograder.core import results as res
 from autograder.core.config import load_assignment
+from autograder.grading import testing
 from autograder.grading.runner import collect_tests, run_tests
 from autograder.written.answers import AnswerSheet, SubmittedAnswers, read_markdown
 from autograder.assignments.parser.transition_table import TableError, grade_table, reference_table
@@ -92,7 +94,7 @@ def test_no_table_or_no_rows_says_what_to_write():
 # ------------------------------------------------------------------ graded as results.json rows
 
 
-def written_rows(markdown: str) -> dict[str, dict]:
+def written_rows(markdown: str) -> dict[str, res.TestResult]:
     """The rows of the parser's written questions for an answer sheet holding ``markdown``."""
     assignment = load_assignment("parser")
     sheet = AnswerSheet(source="written.md")
@@ -100,7 +102,7 @@ def written_rows(markdown: str) -> dict[str, dict]:
     tests = collect_tests(assignment)
     rows = {}
     for question in ("1b-i", "2a-i", "2a-ii"):
-        (row,) = run_tests(tests[question], {"answers": SubmittedAnswers(sheet, ""), "worker": None})
+        (row,) = run_tests(tests[question], testing.TestContext(answers=SubmittedAnswers(sheet, "")))
         rows[question] = row
     return rows
 
@@ -109,18 +111,18 @@ def test_written_answers_graded_into_results_rows():
     wrong_arc = edited("| conference → at | LEFT-ARC |", "| at → conference | LEFT-ARC |")
     rows = written_rows(f"## 1b (i)\nSo\n\n**Answer:** $\\gamma = \\frac{{1}}{{1-p_{{drop}}}}$\n\n"
                         f"## 2a (i)\n{wrong_arc}\n\n## 2a (ii)\nAnswer: n + 1\n")
-    assert rows["1b-i"]["score"] == 1 and rows["1b-i"]["status"] == "passed"
+    assert rows["1b-i"].score == 1 and rows["1b-i"].status == "passed"
     table = rows["2a-i"]
-    assert table["score"] == pytest.approx(POINTS * (0.5 * 15 / 16 + 0.5 * 6 / 8))
-    assert table["status"] == "failed"
-    assert "First wrong row: row 15" in table["output"] and table["visibility"] == "after_due_date"
+    assert table.score == pytest.approx(POINTS * (0.5 * 15 / 16 + 0.5 * 6 / 8))
+    assert table.status == "failed"
+    assert "First wrong row: row 15" in table.output and table.visibility == "after_due_date"
     # n + 1 equals 2n at n = 1; the next point tells them apart.
-    assert rows["2a-ii"]["score"] == 0
+    assert rows["2a-ii"].score == 0
     assert "your final answer reads as n + 1, which is not right: at n = 2 it gives 3, but the right value " \
-           "is 4" in rows["2a-ii"]["output"]
+           "is 4" in rows["2a-ii"].output
 
 
 def test_missing_answers_score_zero_with_the_reason():
     rows = written_rows("## 1b-ii\nOnly this one.\n")
-    assert all(row["score"] == 0 for row in rows.values())
-    assert "1b-i is not answered in written.md" in rows["1b-i"]["output"]
+    assert all(row.score == 0 for row in rows.values())
+    assert "1b-i is not answered in written.md" in rows["1b-i"].output

@@ -11,6 +11,7 @@ import pytest
 
 from autograder.assignments.parser.handout import ANSWER_FORMATS
 from autograder.core.config import load_assignment
+from autograder.grading import testing
 from autograder.grading.runner import collect_tests, run_tests
 from autograder.written.answer_file import MAX_ANSWER_BYTES
 from autograder.written.answers import AnswerSheet, AnswersError, choose_answer_sheet, read_answers, read_markdown
@@ -292,9 +293,9 @@ def test_check_written_says_which_formula_it_took(tmp_path):
 def test_the_grader_says_which_formula_it_took_when_it_is_wrong(tmp_path):
     (tmp_path / "written.md").write_text("## 2a-ii\nAnswer: $n$ shifts and $n$ arcs, so $2n$\n")
     tests = collect_tests(PARSER)
-    (row,) = run_tests(tests["2a-ii"], {"answers": choose_answer_sheet(tmp_path, PARSER.config)})
-    assert row["score"] == 0
-    assert row["output"].startswith("2a-ii: your final answer reads as n (taken from the first of 3 formulas on "
+    (row,) = run_tests(tests["2a-ii"], testing.TestContext(answers=choose_answer_sheet(tmp_path, PARSER.config)))
+    assert row.score == 0
+    assert row.output.startswith("2a-ii: your final answer reads as n (taken from the first of 3 formulas on "
                                     "the line starting with 'Answer:': 'n'), which is not right")
 
 
@@ -304,9 +305,9 @@ def test_a_formula_test_given_a_form_that_is_no_formula_blames_the_grader(tmp_pa
     monkeypatch.setitem(ANSWER_FORMATS, "2a-ii", ANSWER_FORMATS["2a-i"])
     (tmp_path / "written.md").write_text("## 2a-ii\nAnswer: $2n$\n")
     tests = collect_tests(PARSER)
-    (row,) = run_tests(tests["2a-ii"], {"answers": choose_answer_sheet(tmp_path, PARSER.config)})
-    assert row["score"] == 0
-    assert "TypeError: 2a-ii: check_formula needs a FormulaAnswer, got TableAnswer" in row["output"]
+    (row,) = run_tests(tests["2a-ii"], testing.TestContext(answers=choose_answer_sheet(tmp_path, PARSER.config)))
+    assert row.score == 0
+    assert "TypeError: 2a-ii: check_formula needs a FormulaAnswer, got TableAnswer" in row.output
 
 def test_check_written_reports_placement_format_and_math(tmp_path):
     path = tmp_path / "written.md"

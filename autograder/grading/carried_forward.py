@@ -34,6 +34,7 @@ from autograder.contract.protocol import (
 )
 from autograder.contract.state_sync import StateSync, generators_in
 from autograder.contract.target import Target
+from autograder.core.results import TestResult
 from autograder.grading.checks import agree
 
 
@@ -353,7 +354,7 @@ def _difference(own: OwnResult | None, value: Any, new_state: dict | None) -> st
     return None if agree(own.value, value) else "gives other values here"
 
 
-def pending_row(row: dict, unanswered: list[str], owner: dict[str, str]) -> dict:
+def pending_row(row: TestResult, unanswered: list[str], owner: dict[str, str]) -> TestResult:
     """A test the bundle's ``check`` cannot grade apart from the student's helpers: its result waits
     for them to be fixed, rather than blaming this question for their bugs."""
     names = ", ".join(f"{short_name(t)} (question {owner.get(t, '?')})" for t in unanswered)
@@ -363,8 +364,9 @@ def pending_row(row: dict, unanswered: list[str], owner: dict[str, str]) -> dict
         "first, then run check again. Gradescope grades this test with the course's version in place "
         "of yours, so its points do not depend on it there."
     )
-    return {
-        **row,
-        "output": f"{note}\nWhat this test says meanwhile:\n{row['output']}".strip(),
-        "extra_data": {"pending": [short_name(t) for t in unanswered]},
-    }
+    return row.model_copy(
+        update={
+            "output": f"{note}\nWhat this test says meanwhile:\n{row.output}".strip(),
+            "extra_data": {"pending": [short_name(t) for t in unanswered]},
+        }
+    )

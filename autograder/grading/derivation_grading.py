@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from autograder.core.config import Assignment, AssignmentConfig, ConfigError, ManualQuestion
+from autograder.core.results import TestResult
 from autograder.written.answers import SubmittedAnswers
 from autograder.written.derivations.verdict import DerivationQuestion, judge
 from autograder.written.handout_data import derivation_questions
@@ -56,7 +57,7 @@ def verdicts(questions: dict[str, DerivationQuestion], answers: SubmittedAnswers
     return found
 
 
-def auto_graded_rows(config: AssignmentConfig, found: dict[str, FormulaVerdict]) -> list[dict]:
+def auto_graded_rows(config: AssignmentConfig, found: dict[str, FormulaVerdict]) -> list[TestResult]:
     """A test per question the config auto-grades and the grading judged (the public tests judge
     none: the verdict counts after the deadline): all its points when its formulas are equal."""
     return [
@@ -66,7 +67,7 @@ def auto_graded_rows(config: AssignmentConfig, found: dict[str, FormulaVerdict])
     ]
 
 
-def _row(question: ManualQuestion, verdict: FormulaVerdict) -> dict:
+def _row(question: ManualQuestion, verdict: FormulaVerdict) -> TestResult:
     equal = verdict.status == "equal"
     said = {
         "equal": "Your final formula equals the reference's.",
@@ -74,14 +75,14 @@ def _row(question: ManualQuestion, verdict: FormulaVerdict) -> dict:
         "unreadable": "Your final formula could not be read, so it could not be checked.",
         "unanswered": "There is no answer to this question.",
     }[verdict.status]
-    return {
-        "name": f"{question.title}: the final formula, checked by machine",
-        "number": f"{question.id}.1",
-        "score": question.points if equal else 0.0,
-        "max_score": question.points,
-        "status": "passed" if equal else "failed",
-        "output": f"{said}\n{verdict.summary}".strip()
+    return TestResult(
+        name=f"{question.title}: the final formula, checked by machine",
+        number=f"{question.id}.1",
+        score=question.points if equal else 0.0,
+        max_score=question.points,
+        status="passed" if equal else "failed",
+        output=f"{said}\n{verdict.summary}".strip()
         + ("" if equal else "\nIf you think the check is wrong, ask for a regrade: a TA reads the derivation."),
-        "visibility": "after_due_date",
-        "tags": [f"written.answer_{question.id.replace('-', '_')}"],
-    }
+        visibility="after_due_date",
+        tags=[f"written.answer_{question.id.replace('-', '_')}"],
+    )

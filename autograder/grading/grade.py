@@ -34,6 +34,7 @@ from autograder.grading.expected import LiveReference, ReferenceCalls, load_fixt
 from autograder.grading.preflight import broken_imports
 from autograder.grading.reference import load_reference
 from autograder.grading.runner import PRINTED, collect_tests, run_tests
+from autograder.grading.testing import TestContext
 from autograder.written.answers import submitted_answers
 
 
@@ -157,21 +158,20 @@ def grade(
         spec = replace(worker_spec(assignment, submission.found), isolation=isolation)
         submitted = [name for name in module_names(config) if f"{name}.py" in submission.found]
         spec = replace(spec, blocked_modules=broken_imports(spec, submitted, config.limits.import_time_limit, sessions))
-        rows: list[dict] = []
+        rows: list[TestResult] = []
         settled: set[str] = set()  # questions graded so far with full marks (error carried forward)
         helpers = expected.helper_source()  # once: in the bundle it decodes the whole recording
         for question in config.questions:
-            context = {
-                "ref": reference,
-                "fixtures": fixtures,
-                "reference": expected,
-                "answers": answers,
-                "settled": frozenset(settled),
-                "helpers": helpers,
-                "limits": config.limits,
-            }
+            context = TestContext(
+                ref=reference,
+                reference=expected,
+                answers=answers,
+                settled=frozenset(settled),
+                helpers=helpers,
+                limits=config.limits,
+            )
             mine = _graded_question(question, tests[question.id], context, spec, sessions)
-            if all(row["score"] >= row["max_score"] - 1e-9 for row in mine):
+            if all(row.score >= row.max_score - 1e-9 for row in mine):
                 settled.add(question.id)
             rows += mine
     found = verdicts(derivations, answers)
@@ -184,8 +184,8 @@ def grade(
 
 
 def _graded_question(
-    question: Question, tests: list, context: dict, spec: WorkerSpec, sessions: SessionFactory
-) -> list[dict]:
+    question: Question, tests: list, context: TestContext, spec: WorkerSpec, sessions: SessionFactory
+) -> list[TestResult]:
     """The rows of one question's tests. When a test lost points with values that look like the
     bytes memory read before it is written holds (autograder.worker.memory: about 1.4e306, or what
     arithmetic on it gives, inf and NaN), the question runs once more with zeros there; a test whose
@@ -200,27 +200,27 @@ def _graded_question(
             question) must not use up this question's time."""
             return stack.enter_context(sessions(spec, question.time_limit, question.id))
 
-        rows = run_tests(tests, {**context, "worker": worker, "spare_worker": spare})
+        rows = run_tests(tests, replace(context, worker=worker, spare_worker=spare))
         timed_out = getattr(worker, "timed_out_on", None) is not None
-    suspect = [row for row in rows if row["score"] < row["max_score"] - 1e-9 and _FILLED.search(row["output"])]
+    suspect = [row for row in rows if row.score < row.max_score - 1e-9 and _FILLED.search(row.output)]
     if timed_out or not suspect:
         return rows
     with sessions(replace(spec, memory_fill=OTHER_MEMORY_FILL), question.time_limit, question.id) as worker:
-        again = run_tests(tests, {**context, "worker": worker})
+        again = run_tests(tests, replace(context, worker=worker))
     return [_memory_note(row, other) for row, other in zip(rows, again)]
 
 
-def _memory_note(row: dict, other: dict) -> dict:
-    verdict, other_verdict = (r["output"].split(PRINTED, 1)[0] for r in (row, other))
-    if abs(row["score"] - other["score"]) <= 1e-9 and verdict == other_verdict:
+def _memory_note(row: TestResult, other: TestResult) -> TestResult:
+    verdict, other_verdict = (r.output.split(PRINTED, 1)[0] for r in (row, other))
+    if abs(row.score - other.score) <= 1e-9 and verdict == other_verdict:
         return row
     note = (
         f"Your result depends on memory your code reads before it writes it: graded again with other "
-        f"bytes there (zeros), this test scored {other['score']:g} instead of {row['score']:g}. "
+        f"bytes there (zeros), this test scored {other.score:g} instead of {row.score:g}. "
         "np.empty and np.empty_like give whatever bytes lie in memory; use np.zeros, or set every "
         "entry before reading it. The grade is the first one, the same in every grading."
     )
-    return {**row, "output": f"{row['output']}\n{note}".strip()}
+    return row.model_copy(update={"output": f"{row.output}\n{note}".strip()})
 
 
 def _preload(assignment: Assignment) -> list[str]:
@@ -261,10 +261,15 @@ def module_names(config: AssignmentConfig) -> list[str]:
 
 
 def assemble(
-    config: AssignmentConfig, rows: list[dict], *, output: str = "", seconds: float = 0.0, include_hidden: bool = True
+    config: AssignmentConfig,
+    rows: list[TestResult],
+    *,
+    output: str = "",
+    seconds: float = 0.0,
+    include_hidden: bool = True,
 ) -> GradescopeResults:
     """Validated results in which every question carries exactly its declared points."""
-    tests = [TestResult.model_validate({**row, "output": _paths_removed(row.get("output", ""))}) for row in rows]
+    tests = [row.model_copy(update={"output": _paths_removed(row.output)}) for row in rows]
     for question in config.questions:
         mine = [t for t in tests if question_of(t.number) == question.id]
         declared = sum(t.max_score for t in mine)

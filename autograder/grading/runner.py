@@ -24,11 +24,12 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from autograder.core.config import Assignment
+from autograder.core.results import TestResult
 from autograder.grading.carried_forward import HelperBridge, HelperSource, RelayedSession, pending_row, short_name
 from autograder.grading.collect import TestInfo, declared_tests
 from autograder.grading.contained_helpers import ContainedBridge, bridge_for
 from autograder.grading.ownership import helpers_of, owners, units
-from autograder.grading.testing import RULE_BROKEN_SHARE
+from autograder.grading.testing import RULE_BROKEN_SHARE, TestContext
 
 PRINTED = "Your code printed:"  # heads what the student's code printed, at the end of a test's output
 INTERNAL_ERROR = (
@@ -67,7 +68,7 @@ class GradedResult(unittest.TestResult):
     def __init__(self, tests: Mapping[str, TestInfo]) -> None:
         super().__init__()
         self.tests = tests
-        self.rows: dict[str, dict] = {}
+        self.rows: dict[str, TestResult] = {}
         self.pending: dict[str, list[str]] = {}  # what each test's failing subTests said
         self.suite_errors: list[str] = []  # what setUpClass or setUpModule raised
         self.log = sys.stderr  # the grader log: while a test runs, sys.stderr is its capture
@@ -131,7 +132,7 @@ class GradedResult(unittest.TestResult):
         if test.id() not in self.rows:
             self.rows[test.id()] = self._built(test, err)
 
-    def _built(self, test: unittest.TestCase, err: ExcInfo | None) -> dict:
+    def _built(self, test: unittest.TestCase, err: ExcInfo | None) -> TestResult:
         info = self.tests[test.id()]
         weight = info.weight
         score = _score(getattr(self._function(test), "__score__", None), weight, err)
@@ -155,17 +156,17 @@ class GradedResult(unittest.TestResult):
         if printed:
             parts.append(PRINTED + "\n" + "\n".join(printed))
         ran_out = sorted(set(getattr(test, "ran_out", ())))
-        return {
-            "name": test.shortDescription() or str(test),
-            "score": score,
-            "max_score": weight,
-            "status": "passed" if score >= weight - 1e-9 else "failed",
-            "output": "\n".join(p.strip("\n") for p in parts if p.strip()),
-            "tags": list(info.tags),
-            "visibility": info.visibility,
-            "number": info.number,
-            **({"extra_data": {"ran_out": ran_out}} if ran_out and score < weight - 1e-9 else {}),
-        }
+        return TestResult(
+            name=test.shortDescription() or str(test),
+            score=score,
+            max_score=weight,
+            status="passed" if score >= weight - 1e-9 else "failed",
+            output="\n".join(p.strip("\n") for p in parts if p.strip()),
+            tags=list(info.tags),
+            visibility=info.visibility,
+            number=info.number,
+            extra_data={"ran_out": ran_out} if ran_out and score < weight - 1e-9 else {},
+        )
 
     def _printed(self) -> str:
         """What the test printed so far: its stdout, then its stderr."""
@@ -198,27 +199,27 @@ def _subtest_of(test: unittest.TestCase, subtest: unittest.TestCase) -> str:
     return subtest.id().removeprefix(test.id()).strip()
 
 
-def run_tests(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
-    """Run ``tests`` with ``context`` (worker, ref, fixtures) attached; one row per test, in order.
+def run_tests(tests: list[TestInfo], context: TestContext) -> list[TestResult]:
+    """Run ``tests``, each given ``context`` (worker, ref, ...); one row per test, in order.
 
     A test that loses points after reaching helpers of other questions runs again with them
-    answered by ``context["helpers"]`` (the reference, or in the student bundle what ``release``
+    answered by ``context.helpers`` (the reference, or in the student bundle what ``release``
     recorded of it), and keeps the better row: error carried forward
-    (:mod:`autograder.grading.carried_forward`). Only the helpers of questions not ``context["settled"]``
+    (:mod:`autograder.grading.carried_forward`). Only the helpers of questions not ``context.settled``
     are replaced: a question already graded with full marks vouches for its functions, and a
     test whose helpers are all vouched for does not run again. While ``release`` records, every
     test with helpers runs again with all of them."""
-    context = {"runs": {}, **context}
+    context = replace(context, runs={})  # what this run's tests share, their reruns included
     rows = _run_suite(tests, context)
-    source: HelperSource | None = context.get("helpers")
+    source = context.helpers
     if source is None:
         return rows
     recording = getattr(source, "recorder", None) is not None
-    settled = set() if recording else set(context.get("settled", ()))
+    settled = set() if recording else set(context.settled)
     suspects = [_suspects(info, settled) for info in tests]
     rows = [
         _carried_forward(info, row, context, source, helpers)
-        if helpers and (recording or row["score"] < info.weight - 1e-9)
+        if helpers and (recording or row.score < info.weight - 1e-9)
         else row
         for info, row, helpers in zip(tests, rows, suspects)
     ]
@@ -238,9 +239,9 @@ def _suspects(info: TestInfo, settled: set[str]) -> list[tuple[str, str]]:
 
 
 def _carried_forward(
-    info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource, suspects: list[tuple[str, str]]
-) -> dict:
-    worker, spare = context["worker"], context.get("spare_worker")
+    info: TestInfo, row: TestResult, context: TestContext, source: HelperSource, suspects: list[tuple[str, str]]
+) -> TestResult:
+    worker, spare = context.worker, context.spare_worker
     # The student's helpers run beside the reference's (to say how they differ) only while nothing
     # of the student's has hung, killed or garbled this question's worker: such a helper would do it
     # again, in the rerun that is to grade without it. A rerun that breaks the worker so runs again
@@ -251,28 +252,28 @@ def _carried_forward(
     if not broken and _broken(session):
         again, helpers = _rerun(info, context, _usable(worker, spare), source, suspects, compare=False)
     unanswered = helpers.unanswered()
-    if unanswered and again["score"] < info.weight - 1e-9:
+    if unanswered and again.score < info.weight - 1e-9:
         return pending_row(again, unanswered, dict(info.helpers))
     # The rerun's row when it scores better, or as well while a helper of the student's differed:
     # then it tells what is wrong in this question's own code, without the helper's bug.
-    better = again["score"] > row["score"] + 1e-9
-    if not (better or again["score"] >= row["score"] - 1e-9 and helpers.differing()):
+    better = again.score > row.score + 1e-9
+    if not (better or again.score >= row.score - 1e-9 and helpers.differing()):
         return row
     return _noted(again, helpers.note(dict(info.helpers)))
 
 
-def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], source: HelperSource) -> dict:
+def _without_what_ran_out(info: TestInfo, row: TestResult, context: TestContext, source: HelperSource) -> TestResult:
     """A test that failed because the question's disk, descriptors, memory or time ran out runs once
     more in a fresh worker, with every other question's function the reference's, full marks or not:
     a function can pass its own tests and still leave behind what its callers then run out of (a
     file, open descriptors, shared memory, a thread that keeps the interpreter busy). When that
     scores better, the row says whose code used it up."""
-    spare = context.get("spare_worker")
+    spare = context.spare_worker
     if spare is None:
         return row
     replaced = _suspects(info, set())
     again, helpers = _rerun(info, context, spare(), source, replaced, compare=False)
-    if again["score"] <= row["score"] + 1e-9 or helpers.unanswered():
+    if again.score <= row.score + 1e-9 or helpers.unanswered():
         return row
     budgets = " and ".join(_BUDGET_WORDS.get(name, name) for name in _ran_out(row))
     used = sorted((owner, short_name(t)) for t, owner in replaced if t in helpers.used())
@@ -280,7 +281,7 @@ def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], so
     return _noted(
         again,
         f"With your code this test ran out of {budgets}. Graded again in a fresh process with the "
-        f"course's {names} in place of yours, it scores {again['score']:g} of {info.weight:g}: the "
+        f"course's {names} in place of yours, it scores {again.score:g} of {info.weight:g}: the "
         f"{budgets} went to your code of those functions or of what they call, not to this question's, "
         "so this test keeps that score. Functions must not leave files, open files or memory behind.",
     )
@@ -289,18 +290,19 @@ def _without_what_ran_out(info: TestInfo, row: dict, context: dict[str, Any], so
 _BUDGET_WORDS = {"disk": "disk space", "descriptors": "open files", "memory": "memory", "time": "time"}
 
 
-def _ran_out(row: dict) -> list[str]:
+def _ran_out(row: TestResult) -> list[str]:
     """The budgets (disk, descriptors, memory, time) the failed calls of a row's test said ran out."""
-    return list(row.get("extra_data", {}).get("ran_out", ()))
+    return list(row.extra_data.get("ran_out", ()))
 
 
 def _rerun(
-    info: TestInfo, context: dict[str, Any], worker: Any, source: HelperSource, suspects: list, *, compare: bool
-) -> tuple[dict, HelperBridge | ContainedBridge]:
+    info: TestInfo, context: TestContext, worker: Any, source: HelperSource, suspects: list, *, compare: bool
+) -> tuple[TestResult, HelperBridge | ContainedBridge]:
     """The test's row when run on ``worker`` with its ``suspects`` answered by ``source``."""
-    helpers = bridge_for(source, [f for f, _ in suspects], context["limits"], compare=compare)
+    assert context.limits is not None  # grade() gives them with the helpers
+    helpers = bridge_for(source, [f for f, _ in suspects], context.limits, compare=compare)
     try:
-        (again,) = _run_suite([info], {**context, "worker": RelayedSession(worker, helpers), "relayed": True})
+        (again,) = _run_suite([info], replace(context, worker=RelayedSession(worker, helpers), bridge=helpers))
     finally:
         helpers.close()
     return again, helpers
@@ -318,30 +320,29 @@ def _usable(worker: Any, spare: Callable[[], Any] | None) -> Any:
     return worker
 
 
-def _noted(row: dict, *notes: str) -> dict:
-    return {**row, "output": "\n".join(part for part in (row["output"], *notes) if part).strip()}
+def _noted(row: TestResult, *notes: str) -> TestResult:
+    return row.model_copy(update={"output": "\n".join(part for part in (row.output, *notes) if part).strip()})
 
 
-def _run_suite(tests: list[TestInfo], context: dict[str, Any]) -> list[dict]:
+def _run_suite(tests: list[TestInfo], context: TestContext) -> list[TestResult]:
     instances = [info.instance() for info in tests]
     for test in instances:
-        for key, value in context.items():
-            setattr(test, key, value)
+        test.context = context
     result = GradedResult({test.id(): info for test, info in zip(instances, tests)})
     unittest.TestSuite(instances).run(result)
     return [result.rows.get(test.id()) or _not_run(info, result.suite_errors) for test, info in zip(instances, tests)]
 
 
-def _not_run(info: TestInfo, suite_errors: list[str]) -> dict:
+def _not_run(info: TestInfo, suite_errors: list[str]) -> TestResult:
     """The row of a test that never started: its class's or module's set-up failed."""
     reason = "; ".join(suite_errors) or "the test did not run"
-    return {
-        "name": info.name,
-        "score": 0.0,
-        "max_score": info.weight,
-        "status": "failed",
-        "output": INTERNAL_ERROR.format(error=reason),
-        "tags": list(info.tags),
-        "visibility": info.visibility,
-        "number": info.number,
-    }
+    return TestResult(
+        name=info.name,
+        score=0.0,
+        max_score=info.weight,
+        status="failed",
+        output=INTERNAL_ERROR.format(error=reason),
+        tags=list(info.tags),
+        visibility=info.visibility,
+        number=info.number,
+    )

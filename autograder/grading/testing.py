@@ -8,21 +8,59 @@ expected values come from the reference through :meth:`GradedTestCase.expect` (t
 answered by the reference solution or, in the student bundle, by a recording of it), and every
 verdict is an assertion made here; :meth:`GradedTestCase.check` does all three. Hidden tests may also
 use the reference modules directly (``self.ref``); public tests may not, as the bundle has none.
+What a test reads of its run (the worker, the reference) is one :class:`TestContext`, which the
+runner gives it.
 """
 
 from __future__ import annotations
 
 import unittest
 from collections.abc import Callable
-from types import ModuleType, SimpleNamespace
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from autograder.boundary.session import CallResult, StudentCodeError, WorkerSession
+from autograder.boundary.session import CallResult, Session, StudentCodeError
 from autograder.contract.target import Target
+from autograder.core.config import Limits
 from autograder.grading import checks, gradients
+from autograder.grading.carried_forward import HelperBridge, HelperSource
+from autograder.grading.contained_helpers import ContainedBridge
 from autograder.grading.expected import ReferenceCalls
+from autograder.written.answers import SubmittedAnswers
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TestContext:
+    """What a run of graded tests has, given to each test by the runner (autograder.grading.runner).
+    A run leaves None what it has no use for: written tests start no worker, and runs of the public
+    tests alone (the student bundle, release's recording) have no reference modules."""
+
+    worker: Session | None = None  # runs the student's code of the question
+    ref: SimpleNamespace | None = None  # the reference modules, for hidden tests
+    reference: ReferenceCalls | None = None  # answers self.expect
+    answers: SubmittedAnswers | None = None  # the student's written answers, for written tests
+    runs: dict = field(default_factory=dict)  # what tests of the question share (see reused)
+    # Error carried forward (autograder.grading.carried_forward), read by the runner: what answers
+    # other questions' helpers, the questions whose helpers are vouched for, the limits of a contained
+    # helper, and a session with the question's whole time for when the worker's is used up.
+    helpers: HelperSource | None = None
+    settled: frozenset[str] = frozenset()
+    limits: Limits | None = None
+    spare_worker: Callable[[], Session] | None = None
+    bridge: HelperBridge | ContainedBridge | None = None  # in a rerun, what answers the helpers replaced
+
+
+def required(value: T | None, what: str) -> T:
+    """``value``, which the run must have: without it the test fails as the grader's error (an
+    AttributeError, as reading a missing attribute gives), never the student's."""
+    if value is None:
+        raise AttributeError(f"this run of the tests has no {what}")
+    return value
 
 
 class GradedTestCase(unittest.TestCase):
@@ -32,14 +70,17 @@ class GradedTestCase(unittest.TestCase):
     question: ClassVar[str] = ""
     functions: ClassVar[tuple[str, ...]] = ()
 
-    # Attached to every test instance by the runner before it runs (see autograder.grading.runner).
-    worker: WorkerSession
-    # The reference modules, for hidden tests. Runs of the public tests alone (the student bundle,
-    # release's recording) have none and set None: there a public test that reads it fails, as it must.
-    ref: SimpleNamespace
-    reference: ReferenceCalls  # answers self.expect
-    fixtures: ModuleType
-    runs: dict  # what tests of the question share (see reused)
+    context: TestContext  # given to every test instance by the runner before it runs
+
+    @property
+    def worker(self) -> Session:
+        return required(self.context.worker, "worker")
+
+    @property
+    def ref(self) -> SimpleNamespace:
+        """The reference modules, for hidden tests: a public test that reads them fails where the
+        public tests run alone, as it must."""
+        return required(self.context.ref, "reference modules (public tests take expected values from self.expect)")
 
     def setUp(self) -> None:
         self.student_output: list[str] = []
@@ -111,7 +152,7 @@ class GradedTestCase(unittest.TestCase):
 
     def expect_full(self, target: Target | str, *args: Any, **kwargs: Any) -> CallResult:
         """The reference's answer to the call that ``call_full(target, *args, ...)`` makes."""
-        return self.reference.call(Target.of(target), list(args), kwargs)
+        return required(self.context.reference, "reference").call(Target.of(target), list(args), kwargs)
 
     def expect(self, target: Target | str, *args: Any, **kwargs: Any) -> Any:
         return self.expect_full(target, *args, **kwargs).value
@@ -144,11 +185,11 @@ class GradedTestCase(unittest.TestCase):
         """``compute()``, run once per question and set of helpers answered by the reference: tests
         that read one run (a training) share it, and a test's rerun with helpers carried forward
         shares the rerun of the test whose run it reads, replacing the same helpers."""
-        bridge = getattr(self.worker, "helpers", None)
+        bridge, runs = self.context.bridge, self.context.runs
         key_with = (key, tuple(bridge.targets) if bridge is not None else ())
-        if key_with not in self.runs:
-            self.runs[key_with] = (compute(), bridge)
-        value, first = self.runs[key_with]
+        if key_with not in runs:
+            runs[key_with] = (compute(), bridge)
+        value, first = runs[key_with]
         if bridge is not None and first is not bridge:  # its feedback says what the run replaced
             bridge.uses.update(first.uses)
         return value
@@ -156,7 +197,7 @@ class GradedTestCase(unittest.TestCase):
     def _keep_output(self, target: Target, output: str) -> None:
         # Not in a rerun with the reference's helpers: the student's code could print what they
         # answered (SECURITY.md, "Not defended").
-        if output.strip() and not getattr(self, "relayed", False):
+        if output.strip() and self.context.bridge is None:
             self.student_output.append(f"--- printed by {_label(target)} ---\n{output.rstrip()}")
 
     # -- judging ----------------------------------------------------------------------------------

@@ -1,15 +1,14 @@
 """The base class of tests that grade a written answer.
 
-They run in the grader like every other test, but read the student's answer sheet (attached by
-the runner as ``self.answers``) instead of calling code; no worker is ever started for them.
+They run in the grader like every other test, but read the student's answer sheet (in the runner's
+``self.context.answers``) instead of calling code; no worker is ever started for them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from autograder.grading.testing import GradedTestCase
-from autograder.written.answers import SubmittedAnswers
+from autograder.grading.testing import GradedTestCase, required
 from autograder.written.expressions import compare
 from autograder.written.formats import AnswerFormat, AnswerFormatError, FormulaAnswer, found_at
 
@@ -18,8 +17,6 @@ class WrittenTestCase(GradedTestCase):
     """Subclass per written question; its tests are tagged ``written.answer_<question>`` unless
     they say otherwise, as they call no student function."""
 
-    answers: SubmittedAnswers
-
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
         if cls.question and "functions" not in vars(cls):
@@ -27,9 +24,10 @@ class WrittenTestCase(GradedTestCase):
 
     def answer(self) -> str:
         """The student's answer to this test's question, or a failure saying why there is none."""
-        sheet = self.answers.sheet
+        answers = required(self.context.answers, "answer sheets")
+        sheet = answers.sheet
         if sheet is None:
-            self.fail(self.answers.note)
+            self.fail(answers.note)
         text = sheet.text(self.question)
         if not text.strip():
             self.fail(
