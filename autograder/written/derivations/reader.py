@@ -380,21 +380,22 @@ class _Builder:
         return Indicator(sides[1], sides[0], ">" if text in ("<", "\\lt") else "≥")
 
     def index_of(self, tree: Tree | LarkToken) -> IndexExpression | None:
-        """The index a side of ``w = o`` or ``w_k \\neq w`` names, None when it is a value."""
+        """The index a side of ``w = o`` or ``w_k \\neq w`` names, None when it is a value; read as a
+        sum's range reads one (:meth:`Lexer.index_expression`)."""
         if not isinstance(tree, Tree) or tree.data not in ("name", "number"):
             return None
         if tree.data == "number":
-            return IndexName(_text(tree.children[0]))
-        atom = _payload(tree.children[0])
-        if atom.superscript or atom.transposed or len(atom.base) != 1 or not atom.base.isalpha():
-            return None
-        below = [token.text for token in atom.subscript if token.text not in "{}"]
-        if not below:
-            return IndexName(atom.base)
-        vocabulary = self.names.vocabulary
-        if len(below) == 1 and vocabulary is not None and atom.base in vocabulary.index_lists:
-            return IndexOf(atom.base, IndexName(below[0]))
-        return None
+            written: tuple[Token, ...] = (Token("number", _text(tree.children[0]), 0, 0),)
+        else:
+            atom = _payload(tree.children[0])
+            if atom.superscript or atom.transposed or len(atom.base) != 1 or not atom.base.isalpha():
+                return None
+            below = (Token("symbol", "_", 0, 0), *atom.subscript) if atom.subscript else ()
+            written = (Token("letter", atom.base, 0, 0), *below)
+        try:
+            return self.names.index_expression(written)
+        except ReadError:
+            return None  # values compared: y_i = 1
 
 
 _SUMS = {"add", "subtract"}
