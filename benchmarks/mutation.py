@@ -63,7 +63,6 @@ class Record:
     folder: Path
     unit_owners: set[str] = field(default_factory=set)  # the questions of its unit's functions
     changes: str | None = None  # where the oracle saw it differ from the reference; None: equivalent
-    self_check: list[str] = field(default_factory=list)  # the files' own checks that fail
     graded: Graded | None = None
 
     @property
@@ -160,8 +159,6 @@ def mutant_records(name: str, options, base: Path) -> list[Record]:
 
     def observe(record: Record) -> None:
         record.changes = oracle.difference(oracle.observe(record.folder, modules, scenarios), reference)
-        if record.changes:
-            record.self_check = sorted(oracle.self_check_failures(record.folder, modules))
 
     with ThreadPoolExecutor(options.jobs) as threads:  # each observation is a process of its own
         list(threads.map(observe, records))
@@ -176,8 +173,6 @@ def blind_records(name: str, base: Path) -> tuple[list[Record], list[Record]]:
     was checked by its author to change behaviour, so no oracle is asked."""
     from tests.fixtures import blind_bugs
 
-    files, _ = ASSIGNMENTS[name]
-    modules = [f.removesuffix(".py") for f in files] + ["utils"]
     owner, unit_owners = owner_map(name)
     groups = {"word2vec": (blind_bugs.WORD2VEC, blind_bugs.CORRECT_WORD2VEC),
               "parser": (blind_bugs.PARSER, blind_bugs.CORRECT_PARSER)}[name]
@@ -188,7 +183,6 @@ def blind_records(name: str, base: Path) -> tuple[list[Record], list[Record]]:
             mutant = Mutant(bug.file, bug.function, "blind", 0, bug.name, "", "")
             record = Record(mutant, owner.get(bug.function, "?"), folder, unit_owners.get(bug.function, set()))
             record.changes = None if kind else "written to (checked by its author)"
-            record.self_check = [] if kind else sorted(oracle.self_check_failures(folder, modules))
             made[kind].append(record)
     print(f"\n== {name}: {len(made[0])} bugs and {len(made[1])} correct alternatives written blind", flush=True)
     return made[0], made[1]
@@ -225,7 +219,6 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
     caught = [r for r in changing if r.caught]
     survivors = [r for r in changing if not r.caught]
     listed = [r for r in survivors if r.mutant.key in known]
-    flagged = [r for r in changing if r.self_check]
     figures = {
         "mutants": len(records),
         "behaviour-changing": len(changing),
@@ -235,8 +228,6 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
         "charged only in the owner's unit": sum(r.charged_in_unit for r in caught),
         "the same score twice": sum(r.same_twice for r in changing),
         "check agrees with grade": sum(not r.disagreements for r in changing),
-        "self-check flags": len(flagged),
-        "self-check flags, grader catches": sum(r.caught for r in flagged),
     }
     print(f"\n{name}: {len(records)} mutants, {len(changing)} change behaviour (the oracle), "
           f"{len(records) - len(changing)} do not")
@@ -247,7 +238,6 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
           f"; in the owner's unit: {percent(in_unit, len(caught))}")
     print(f"  the same score twice           {percent(figures['the same score twice'], len(changing))}")
     print(f"  check agrees with grade        {percent(figures['check agrees with grade'], len(changing))}")
-    print(f"  self-check flags => caught     {percent(figures['self-check flags, grader catches'], len(flagged))}")
     by_operator = Counter(r.mutant.operator for r in changing)
     caught_by = Counter(r.mutant.operator for r in caught)
     print("  by operator: " + ", ".join(f"{op} {caught_by[op]}/{n}" for op, n in sorted(by_operator.items())))
@@ -263,7 +253,6 @@ def report(name: str, records: list[Record], known: dict[str, str], details: boo
         ("check disagrees", [r for r in changing if r.disagreements],
          lambda r: ", ".join(f"{n}: check {r.graded.check[n]:g}, grade {r.graded.grades[0].get(n, 0):g}"
                              for n in r.disagreements)),
-        ("flagged by the self-check only", [r for r in flagged if not r.caught], lambda r: "; ".join(r.self_check)),
     ]
     for title, found, why in problems:
         if found:

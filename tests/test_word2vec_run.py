@@ -64,14 +64,14 @@ def test_missing_data_gives_a_clear_error(tmp_path, repo):
 
 
 def test_starter_says_what_to_finish_first(tmp_path, repo):
-    """Run before the functions are written: a message pointing at the sanity checks, no traceback."""
+    """Run before the functions are written: a message pointing at the self-checks, no traceback."""
     corpus = write_corpus(tmp_path / "tiny.conllu", n_sentences=20)
     result = subprocess.run([PYTHON, "run.py", "--data", str(corpus), "--iterations", "10", "--min-count", "1",
                              "--out", str(tmp_path / "out")], cwd=repo / "assignment" / "word2vec",
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
-    assert "python word2vec.py" in result.stderr and "sanity checks" in result.stderr
+    assert "python word2vec.py" in result.stderr and "self-checks" in result.stderr
 
 
 def test_corpus_without_any_context_is_refused(tmp_path):

@@ -1,7 +1,7 @@
 """Train the neural dependency parser and report its unlabeled attachment score.
 
 Run this once optim.py, layers.py, parser_transitions.py and
-parser_model.py pass their sanity checks:
+parser_model.py pass their self-checks:
 
     python run.py                # UD English-EWT, 12 epochs, under 10 minutes
     python run.py --debug        # 1000 training sentences, about a minute

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from utils.sanity import run_checks
+from utils.sanity import run_public_tests
 
 # Save the parameters every this many iterations, so a long run can resume.
 SAVE_PARAMS_EVERY = 5000
@@ -164,66 +164,9 @@ def sgd(
 
 
 # --------------------------------------------------------------------------
-# Sanity checks: run `python sgd.py`.
+# Self-check: `python sgd.py` runs the public tests of this file's functions,
+# with the same tests, messages and verdicts as the grader.
 # --------------------------------------------------------------------------
 
-
-def _quadratic(x: Params) -> tuple[float, Params]:
-    """sum(x**2) and its gradient 2x."""
-    return float(np.sum(x**2)), 2 * x
-
-
-def _check_quadratic_from(start: float) -> None:
-    x = sgd(_quadratic, start, 0.01, 1000, print_every=None)
-    assert abs(float(x)) <= 1e-6, (
-        f"sgd on sum(x**2) from {start} ended at {x}, expected |x| <= 1e-6"
-    )
-
-
-def check_quadratic_floats() -> None:
-    for start in (0.5, 0.0, -1.5):
-        _check_quadratic_from(start)
-
-
-def check_quadratic_array() -> None:
-    x = sgd(_quadratic, np.array([1.0, -2.0, 3.0]), 0.01, 1000, print_every=None)
-    assert np.all(np.abs(x) <= 1e-6), f"sgd on sum(x**2) ended at {x}, expected all |x_i| <= 1e-6"
-
-
-def check_x0_unchanged() -> None:
-    x0 = np.array([1.0, -2.0, 3.0])
-    sgd(_quadratic, x0, 0.01, 10, print_every=None)
-    assert np.array_equal(x0, [1.0, -2.0, 3.0]), (
-        f"sgd modified x0 in place: it is now {x0}; build a new x instead of updating x0"
-    )
-
-
-class _CountingQuadratic:
-    """`_quadratic` that counts how often it is called."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, x: Params) -> tuple[float, Params]:
-        self.calls += 1
-        return _quadratic(x)
-
-
-def check_one_call_per_iteration() -> None:
-    f = _CountingQuadratic()
-    sgd(f, np.array([1.0, -2.0]), 0.01, 100, print_every=None)
-    assert f.calls == 100, (
-        f"sgd called f {f.calls} times in 100 iterations; it must call f exactly once per iteration"
-    )
-
-
-CHECKS = [
-    ("sgd: minimise x**2 from 0.5, 0.0 and -1.5", check_quadratic_floats),
-    ("sgd: minimise sum(x**2) for an array", check_quadratic_array),
-    ("sgd: x0 left unchanged", check_x0_unchanged),
-    ("sgd: f called exactly once per iteration", check_one_call_per_iteration),
-]
-
-
 if __name__ == "__main__":
-    run_checks(CHECKS, title="sgd sanity checks")
+    run_public_tests(__file__, "word2vec")

@@ -70,19 +70,6 @@ def _scenarios(folder: Path, names: list[str], scenarios: dict[str, Callable]) -
     return {name: _run(lambda s=scenario: s(modules)) for name, scenario in scenarios.items()}
 
 
-def _self_checks(folder: Path, names: list[str], scenarios: dict[str, Callable]) -> dict[str, Any]:
-    """Which of each file's own checks fail (a check is a (name, function) pair in its CHECKS)."""
-    modules = _loader(folder, names)
-    failing: dict[str, Any] = {}
-    for name in names:
-        module = _run(lambda n=name: modules(n))
-        for label, check in getattr(module, "CHECKS", []) if isinstance(module, ModuleType) else []:
-            outcome = _run(check)
-            if outcome is not None:
-                failing[f"{name}: {label}"] = outcome
-    return failing
-
-
 def _child(job: Callable, folder: Path, names: list[str], scenarios: dict, connection: Any) -> None:
     try:
         connection.send(job(folder, names, scenarios))
@@ -111,11 +98,6 @@ def _in_child(job: Callable, folder: Path, names: list[str], scenarios: dict, ti
 def observe(folder: Path, names: list[str], scenarios: dict[str, Callable]) -> dict[str, Any]:
     """What every scenario sees of the submission in ``folder`` (``names``: its top-level modules)."""
     return _in_child(_scenarios, folder, names, scenarios, SCENARIO_SECONDS * (len(scenarios) + 1))
-
-
-def self_check_failures(folder: Path, names: list[str]) -> dict[str, Any]:
-    """The files' own checks that fail, with how (``python FILE.py`` for every file)."""
-    return _in_child(_self_checks, folder, names, {}, 120)
 
 
 def difference(mine: Any, theirs: Any, path: str = "") -> str | None:

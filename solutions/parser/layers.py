@@ -31,8 +31,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from utils.gradcheck import assert_gradient
-from utils.sanity import run_checks
+from utils.sanity import run_public_tests
 
 # ---------------------------------------------------------------------- ReLU
 
@@ -189,110 +188,9 @@ def softmax_cross_entropy(logits: np.ndarray, labels: np.ndarray) -> Tuple[float
 
 
 # --------------------------------------------------------------------------
-# Sanity checks: run `python layers.py`.
+# Self-check: `python layers.py` runs the public tests of this file's functions,
+# with the same tests, messages and verdicts as the grader.
 # --------------------------------------------------------------------------
 
-
-def _assert_close(actual, expected, what: str, rtol: float = 1e-7, atol: float = 1e-9) -> None:
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
-    assert np.allclose(actual, expected, rtol=rtol, atol=atol), f"{what}: got {actual}, expected {expected}"
-
-
-def check_relu() -> None:
-    x = np.array([[-1.5, 0.0, 2.0], [3.0, -0.1, 0.5]])
-    before = x.copy()
-    out, cache = relu_forward(x)
-    _assert_close(out, [[0.0, 0.0, 2.0], [3.0, 0.0, 0.5]], "relu_forward")
-    dout = np.array([[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]])
-    _assert_close(relu_backward(dout, cache), [[0.0, 0.0, 30.0], [40.0, 0.0, 60.0]],
-                  "relu_backward (slope 1 where x > 0, else 0)")
-    assert np.array_equal(x, before), "relu_forward modified its input"
-
-
-def check_dropout_statistics() -> None:
-    p_drop = 0.3
-    x = np.ones((400, 250))
-    out, _ = dropout_forward(x, p_drop, training=True, rng=np.random.default_rng(0))
-    assert out.shape == x.shape, f"dropout output has shape {out.shape}, expected {x.shape}"
-    dropped = np.mean(out == 0.0)
-    assert abs(dropped - p_drop) < 0.01, f"dropped a fraction {dropped:.3f} of units, expected about {p_drop}"
-    kept = out[out != 0.0]
-    gamma = kept[0] if kept.size else 0.0
-    _assert_close(kept, np.full(kept.shape, gamma), "kept units (all scaled by the same gamma)")
-    # E[out] = gamma * (probability of keeping a unit) * x must equal x.
-    expected_mean = gamma * (1.0 - p_drop)
-    assert abs(expected_mean - 1.0) < 1e-9, (
-        f"kept units are scaled by gamma = {gamma:.6g}, so E[out] = {expected_mean:.6g} x; "
-        "dropout must keep E[out] = x (question 1b-i)"
-    )
-    assert np.array_equal(x, np.ones((400, 250))), "dropout_forward modified its input"
-
-
-def check_dropout_backward_uses_mask() -> None:
-    rng = np.random.default_rng(1)
-    x = rng.standard_normal((50, 40))
-    out, cache = dropout_forward(x, 0.5, training=True, rng=rng)
-    dout = rng.standard_normal((50, 40))
-    dx = dropout_backward(dout, cache)
-    kept = out != 0.0
-    _assert_close(dx[~kept], np.zeros(np.sum(~kept)), "gradient of dropped units (should be 0)")
-    _assert_close(dx[kept], dout[kept] * out[kept] / x[kept],
-                  "gradient of kept units (should be dout times the scale the forward pass used)")
-
-
-def check_dropout_off() -> None:
-    x = np.random.default_rng(2).standard_normal((6, 5))
-    dout = np.random.default_rng(3).standard_normal((6, 5))
-    for p_drop, training in ((0.5, False), (0.0, True)):
-        rng = np.random.default_rng(4)
-        out, cache = dropout_forward(x, p_drop, training=training, rng=rng)
-        what = f"dropout_forward(p_drop={p_drop}, training={training})"
-        _assert_close(out, x, f"{what} (should be the identity)")
-        _assert_close(dropout_backward(dout, cache), dout, f"dropout_backward after {what} (identity)")
-        untouched = np.random.default_rng(4).random()
-        assert rng.random() == untouched, f"{what} drew random numbers although dropout was off"
-
-
-def check_softmax_cross_entropy_values() -> None:
-    loss, dlogits = softmax_cross_entropy(np.zeros((4, 3)), np.array([0, 1, 2, 0]))
-    _assert_close(loss, np.log(3.0), "loss with all-zero logits (log C)")
-    _assert_close(dlogits, (np.full((4, 3), 1.0 / 3.0) - np.eye(3)[[0, 1, 2, 0]]) / 4, "dlogits with all-zero logits")
-    logits = np.array([[1.0, 2.0, 3.0], [1.0, -1.0, 0.0]])
-    loss, _ = softmax_cross_entropy(logits, np.array([2, 1]))
-    _assert_close(loss, 0.5 * (0.40760596 + 2.40760596), "loss of [[1, 2, 3], [1, -1, 0]] with labels [2, 1]")
-
-
-def check_softmax_cross_entropy_huge_logits() -> None:
-    logits = np.array([[1000.0, 0.0, -1000.0], [5000.0, 5000.0, 0.0]])
-    before = logits.copy()
-    loss, dlogits = softmax_cross_entropy(logits, np.array([1, 0]))
-    # Row 0: -log p[1] = logsumexp - 0 = 1000 (exp(-1000) is negligible).
-    # Row 1: two equal top scores, so p[0] = 1/2 and the loss is log 2.
-    assert np.isfinite(loss) and np.all(np.isfinite(dlogits)), "got inf or nan for large logits: use log-sum-exp"
-    _assert_close(loss, 0.5 * (1000.0 + np.log(2.0)), "loss for large logits")
-    _assert_close(dlogits, np.array([[1.0, -1.0, 0.0], [-0.5, 0.5, 0.0]]) / 2, "dlogits for large logits")
-    assert np.array_equal(logits, before), "softmax_cross_entropy modified its logits"
-
-
-def check_softmax_cross_entropy_gradient() -> None:
-    rng = np.random.default_rng(5)
-    labels = rng.integers(0, 4, size=7)
-    for scale in (1.0, 30.0):
-        logits = scale * rng.standard_normal((7, 4))
-        assert_gradient(lambda z: softmax_cross_entropy(z, labels), logits, f"dloss/dlogits, logits of size ~{scale:g}")
-
-
-CHECKS = [
-    ("relu_forward and relu_backward", check_relu),
-    ("dropout_forward: drop rate and scaling", check_dropout_statistics),
-    ("dropout_backward: reuses the forward mask", check_dropout_backward_uses_mask),
-    ("dropout: identity when off", check_dropout_off),
-    ("softmax_cross_entropy: values", check_softmax_cross_entropy_values),
-    ("softmax_cross_entropy: large logits (numerical stability)", check_softmax_cross_entropy_huge_logits),
-    ("softmax_cross_entropy: gradient check", check_softmax_cross_entropy_gradient),
-]
-
-
 if __name__ == "__main__":
-    run_checks(CHECKS, title="layers sanity checks")
+    run_public_tests(__file__, "parser")

@@ -35,8 +35,7 @@ from typing import Dict, Optional
 import numpy as np
 
 from layers import dropout_backward, dropout_forward, relu_backward, relu_forward
-from utils.gradcheck import assert_gradient
-from utils.sanity import run_checks
+from utils.sanity import run_public_tests
 
 Params = Dict[str, np.ndarray]
 
@@ -258,133 +257,9 @@ class ParserModel:
 
 
 # --------------------------------------------------------------------------
-# Sanity checks: run `python parser_model.py`.
+# Self-check: `python parser_model.py` runs the public tests of this file's functions,
+# with the same tests, messages and verdicts as the grader.
 # --------------------------------------------------------------------------
 
-# A small model, so the gradient check is quick: 20 token ids, of which the
-# first three (think NULL, ROOT, a frequent tag) appear in every row.
-N_TOKENS, EMBED_SIZE, N_FEATURES, HIDDEN_SIZE, N_CLASSES, BATCH = 20, 4, 6, 5, 3, 8
-SHAPES = {
-    "embeddings": (N_TOKENS, EMBED_SIZE),
-    "W": (N_FEATURES * EMBED_SIZE, HIDDEN_SIZE),
-    "b1": (HIDDEN_SIZE,),
-    "U": (HIDDEN_SIZE, N_CLASSES),
-    "b2": (N_CLASSES,),
-}
-
-
-def _small_model(dropout_prob: float = 0.5) -> ParserModel:
-    embeddings = np.random.default_rng(10).standard_normal((N_TOKENS, EMBED_SIZE))
-    model = ParserModel(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, dropout_prob, seed=0)
-    # Non-zero biases, so that a forgotten bias term changes the results.
-    model.params["b1"][...] = np.random.default_rng(11).uniform(-0.5, 0.5, HIDDEN_SIZE)
-    model.params["b2"][...] = np.random.default_rng(12).uniform(-0.5, 0.5, N_CLASSES)
-    return model
-
-
-def _small_batch() -> np.ndarray:
-    w = np.random.default_rng(13).integers(0, N_TOKENS, size=(BATCH, N_FEATURES))
-    w[:, :3] = [0, 1, 2]  # repeated in every row
-    w[0, 3:] = 5  # and repeated within a row
-    return w
-
-
-def check_init() -> None:
-    embeddings = np.random.default_rng(0).standard_normal((N_TOKENS, EMBED_SIZE))
-    model = ParserModel(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, seed=3)
-    assert set(model.params) == set(SHAPES), f"params has keys {sorted(model.params)}, expected {sorted(SHAPES)}"
-    for name, shape in SHAPES.items():
-        assert model.params[name].shape == shape, f"params[{name!r}] has shape {model.params[name].shape}, expected {shape}"
-        assert model.params[name].dtype == np.float64, f"params[{name!r}] is {model.params[name].dtype}, expected float64"
-    assert np.array_equal(model.params["embeddings"], embeddings), "params['embeddings'] differs from the given embeddings"
-    model.params["embeddings"][0, 0] += 1.0
-    assert model.params["embeddings"][0, 0] != embeddings[0, 0], "params['embeddings'] must be a copy of the argument"
-    assert not model.params["b1"].any() and not model.params["b2"].any(), "the biases should start at zero"
-    for name, (fan_in, fan_out) in (("W", SHAPES["W"]), ("U", SHAPES["U"])):
-        limit = np.sqrt(6.0 / (fan_in + fan_out))
-        values = model.params[name]
-        assert np.all(np.abs(values) <= limit), f"params[{name!r}] has entries outside [-{limit:.3f}, {limit:.3f}]"
-        assert values.std() > 0.3 * limit, f"params[{name!r}] looks too narrow for Xavier init (std {values.std():.3f})"
-    again = ParserModel(embeddings, N_FEATURES, HIDDEN_SIZE, N_CLASSES, seed=3)
-    assert np.array_equal(again.params["W"], model.params["W"]), "the same seed must give the same W"
-
-
-def check_embedding_lookup() -> None:
-    embeddings = np.arange(N_TOKENS * EMBED_SIZE, dtype=float).reshape(N_TOKENS, EMBED_SIZE)
-    model = ParserModel(embeddings, n_features=3, hidden_size=HIDDEN_SIZE)
-    w = np.array([[1, 0, 19], [4, 4, 2]])
-    x = model.embedding_lookup(w)
-    expected = np.array([np.concatenate([embeddings[i] for i in row]) for row in w])
-    assert x.shape == (2, 3 * EMBED_SIZE), f"embedding_lookup gave shape {x.shape}, expected {(2, 3 * EMBED_SIZE)}"
-    assert np.array_equal(x, expected), f"embedding_lookup of {w.tolist()} gave {x.tolist()}, expected {expected.tolist()}"
-
-
-def check_embedding_backward() -> None:
-    model = _small_model()
-    w = _small_batch()
-    dx = np.random.default_rng(14).standard_normal((BATCH, N_FEATURES * EMBED_SIZE))
-    expected = np.zeros((N_TOKENS, EMBED_SIZE))
-    for i in range(BATCH):  # slow but obviously right
-        for f in range(N_FEATURES):
-            expected[w[i, f]] += dx[i, f * EMBED_SIZE : (f + 1) * EMBED_SIZE]
-    grad = model.embedding_backward(w, dx)
-    assert grad.shape == expected.shape, f"embedding_backward gave shape {grad.shape}, expected {expected.shape}"
-    assert np.allclose(grad, expected), "embedding_backward is wrong (are the gradients of repeated ids summed?)"
-
-
-def check_forward() -> None:
-    model = _small_model()
-    w = _small_batch()
-    logits = model.forward(w)
-    assert logits.shape == (BATCH, N_CLASSES), f"forward gave shape {logits.shape}, expected {(BATCH, N_CLASSES)}"
-    p = model.params
-    expected = np.maximum(model.embedding_lookup(w) @ p["W"] + p["b1"], 0.0) @ p["U"] + p["b2"]
-    assert np.allclose(logits, expected), "forward(training=False) does not compute relu(x W + b1) U + b2"
-    assert np.array_equal(model.forward(w), logits), "forward(training=False) should be deterministic"
-    assert not np.allclose(model.forward(w, training=True), logits), "forward(training=True) should apply dropout"
-
-
-def _check_gradients(training: bool) -> None:
-    # The loss sum(logits * weights), with fixed random weights, has
-    # dloss/dlogits = weights: it tests backward on its own, whatever the
-    # classification loss.
-    model = _small_model()
-    w = _small_batch()
-    weights = np.random.default_rng(15).standard_normal((BATCH, N_CLASSES))
-
-    def loss_and_gradient(name: str):
-        def f(value: np.ndarray):
-            model.params[name][...] = value
-            model.rng = np.random.default_rng(16)  # the same dropout mask at every call
-            logits = model.forward(w, training=training)
-            return float(np.sum(logits * weights)), model.backward(weights)[name]
-
-        return f
-
-    for name in SHAPES:
-        start = model.params[name].copy()
-        mode = "training" if training else "evaluation"
-        assert_gradient(loss_and_gradient(name), start, f"params[{name!r}] ({mode} mode)")
-        model.params[name][...] = start
-
-
-def check_gradients_eval() -> None:
-    _check_gradients(training=False)
-
-
-def check_gradients_training() -> None:
-    _check_gradients(training=True)
-
-
-CHECKS = [
-    ("ParserModel: parameters and initialisation", check_init),
-    ("embedding_lookup: shapes and values", check_embedding_lookup),
-    ("embedding_backward: repeated ids are summed", check_embedding_backward),
-    ("forward: shape and values", check_forward),
-    ("backward: gradient check, evaluation mode", check_gradients_eval),
-    ("backward: gradient check with dropout", check_gradients_training),
-]
-
-
 if __name__ == "__main__":
-    run_checks(CHECKS, title="parser_model sanity checks")
+    run_public_tests(__file__, "parser")

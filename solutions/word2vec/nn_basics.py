@@ -23,8 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from utils.gradcheck import assert_gradient
-from utils.sanity import run_checks
+from utils.sanity import run_public_tests
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
@@ -184,103 +183,9 @@ def input_gradient(
 
 
 # --------------------------------------------------------------------------
-# Sanity checks: run `python nn_basics.py`.
+# Self-check: `python nn_basics.py` runs the public tests of this file's functions,
+# with the same tests, messages and verdicts as the grader.
 # --------------------------------------------------------------------------
 
-
-def _assert_close(actual, expected, what: str) -> None:
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.shape == expected.shape, (
-        f"{what}: shape {actual.shape}, expected {expected.shape}"
-    )
-    assert np.allclose(actual, expected, rtol=1e-6, atol=1e-8), (
-        f"{what}: got {actual}, expected {expected}"
-    )
-
-
-def check_softmax_small() -> None:
-    _assert_close(softmax(np.array([1.0, 2.0])), [0.26894142, 0.73105858], "softmax([1, 2])")
-    _assert_close(
-        softmax(np.array([[1.0, 2.0], [3.0, 3.0]])),
-        [[0.26894142, 0.73105858], [0.5, 0.5]],
-        "softmax of a 2x2 matrix (row-wise)",
-    )
-
-
-def check_softmax_stable() -> None:
-    _assert_close(
-        softmax(np.array([1001.0, 1002.0])), [0.26894142, 0.73105858], "softmax([1001, 1002])"
-    )
-    _assert_close(
-        softmax(np.array([[-1001.0, -1002.0]])),
-        [[0.73105858, 0.26894142]],
-        "softmax([[-1001, -1002]])",
-    )
-
-
-def check_softmax_leaves_input_alone() -> None:
-    x = np.array([[1.0, 5.0, 3.0], [0.0, -2.0, 2.0]])
-    before = x.copy()
-    softmax(x)
-    assert np.array_equal(x, before), "softmax modified its input array"
-
-
-def check_sigmoid() -> None:
-    x = np.array([[1.0, 2.0], [-1.0, -2.0]])
-    s = sigmoid(x)
-    _assert_close(s, [[0.73105858, 0.88079708], [0.26894142, 0.11920292]], "sigmoid")
-    _assert_close(
-        sigmoid_grad(s),
-        [[0.19661193, 0.10499359], [0.19661193, 0.10499359]],
-        "sigmoid_grad(sigmoid(x))",
-    )
-
-
-def _random_network(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-    """A batch of 20 examples for a [10, 5, 10] network with random weights."""
-    rng = np.random.default_rng(seed)
-    dimensions = [10, 5, 10]
-    N = 20
-    X = rng.standard_normal((N, dimensions[0]))
-    labels = np.zeros((N, dimensions[2]))
-    labels[np.arange(N), rng.integers(dimensions[2], size=N)] = 1.0
-    n_params = (dimensions[0] + 1) * dimensions[1] + (dimensions[1] + 1) * dimensions[2]
-    params = rng.standard_normal(n_params)
-    return X, labels, params, dimensions
-
-
-def check_cost_with_zero_weights() -> None:
-    # With all weights zero every class gets probability 1/Dy.
-    X, labels, params, dimensions = _random_network()
-    cost, _ = forward_backward_prop(X, labels, np.zeros_like(params), dimensions)
-    _assert_close(cost, X.shape[0] * np.log(dimensions[2]), "cost with zero weights (N log Dy)")
-
-
-def check_parameter_gradient() -> None:
-    X, labels, params, dimensions = _random_network()
-    assert_gradient(lambda p: forward_backward_prop(X, labels, p, dimensions), params, "dJ/dparams")
-
-
-def check_input_gradient() -> None:
-    X, labels, params, dimensions = _random_network()
-
-    def cost_and_input_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
-        cost, _ = forward_backward_prop(x, labels, params, dimensions)
-        return cost, input_gradient(x, labels, params, dimensions)
-
-    assert_gradient(cost_and_input_gradient, X, "dJ/dX")
-
-
-CHECKS = [
-    ("softmax: small inputs", check_softmax_small),
-    ("softmax: large inputs (numerical stability)", check_softmax_stable),
-    ("softmax: input left unchanged", check_softmax_leaves_input_alone),
-    ("sigmoid and sigmoid_grad", check_sigmoid),
-    ("forward_backward_prop: cost with zero weights", check_cost_with_zero_weights),
-    ("forward_backward_prop: gradient check", check_parameter_gradient),
-    ("input_gradient: gradient check", check_input_gradient),
-]
-
-
 if __name__ == "__main__":
-    run_checks(CHECKS, title="nn_basics sanity checks")
+    run_public_tests(__file__, "word2vec")

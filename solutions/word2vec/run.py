@@ -1,6 +1,6 @@
 """Train skip-gram word vectors on UD English-EWT and plot a few of them.
 
-Run this once word2vec.py and sgd.py pass their sanity checks:
+Run this once word2vec.py and sgd.py pass their self-checks:
 
     python run.py                          # full run, about 5 minutes
     python run.py --max-sentences 2000 --iterations 2000   # quick smoke test
@@ -341,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except NotImplementedError:
         raise SystemExit(
             "error: some functions are not written yet. Make `python word2vec.py` and "
-            "`python sgd.py` pass their sanity checks first."
+            "`python sgd.py` pass their self-checks first."
         ) from None
     elapsed = time.perf_counter() - began
 
