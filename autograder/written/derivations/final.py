@@ -26,6 +26,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate
 
 from autograder.written.derivations.lexemes import (
     Atom,
@@ -124,7 +125,7 @@ def equations(answer: str) -> list[Equation]:
     case: tuple[str, str, bool] | None = None  # "For $w = o$:" just before: the case the math answers
     heading = False  # whether that case is said alone at a line's start, as a label
     previous_end = 0
-    maths = _maths(answer)
+    maths = [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in math_in(answer)]
     skip = 0  # maths that a definition by cases in words took as its conditions and values
     for index, (start, end, math, displayed) in enumerate(maths):
         if index < skip:
@@ -137,13 +138,11 @@ def equations(answer: str) -> list[Equation]:
             skip, previous_end, case = prose[2], maths[prose[2] - 1][1], None
             continue
         introduced = between.strip() in ("", ":") and heading  # "For $w = o$:", a blank line, then the display
-        if case is not None and (
-            len(between) > _CASE_REACH or ("\n\n" in between and not introduced) or ". " in between
-        ):
+        if len(between) > _CASE_REACH or ("\n\n" in between and not introduced) or ". " in between:
             case = None
-        said = _case_said(math)
+        said = _CASE_SAID.fullmatch(math.strip())  # "w = o" or "w \\neq o" alone: the case of the math after it
         if said is not None:
-            case = said
+            case = (said[1], said[3], said[2] == "=")
             heading = len(answer[answer.rfind("\n", 0, start) + 1 : start].strip()) <= _CASE_LABEL  # "If $w = o$:"
         else:
             listed = [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
@@ -157,12 +156,13 @@ def equations(answer: str) -> list[Equation]:
         case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
         listed = _equations_in(text, line(start), on_answer_line(start), True)
         found += [replace(e, case=case, in_code=in_code) for e in listed]
+    written = answer[region[0] : region[1]] if region is not None else ""
     if region is not None and not any(e.on_answer_line for e in found):
-        text = answer[region[0] : region[1]].strip().strip("*_").strip()
+        text = written.strip().strip("*_").strip()
         if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
             found += _equations_in(text, line(region[0]), True, True)
     found.sort(key=lambda equation: equation.line)  # the plain lines' among the others, in the answer's order
-    if region is not None and _prose(answer[region[0] : _first_math(answer, region)]):
+    if _prose(written.partition("$")[0]):
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
@@ -233,12 +233,6 @@ def _prose(text: str) -> bool:
     """Whether ``text`` holds words (two of three letters or more): a sentence, not a formula."""
     words = re.findall(r"(?<![\\\w])[A-Za-z]{3,}(?![\w(])", text)
     return len([word for word in words if word.lower() not in GREEK]) >= 2  # "theta" is a letter
-
-
-def _first_math(answer: str, region: tuple[int, int]) -> int:
-    """Where the first math of the Answer line's region starts (its end when it has none)."""
-    first = answer.find("$", region[0], region[1])
-    return first if first != -1 else region[1]
 
 
 def _answer_region(answer: str) -> tuple[int, int] | None:
@@ -317,19 +311,6 @@ _PROSE_DEFINITION = re.compile(
     r"(?=\s+(?:denotes?|be|is|are|for|where|and|which|applied|as|with|if|when|so|then|in)\b|[,;]\s|(?<!\s)\.\s|\.?\s*$)",
     re.IGNORECASE,
 )
-
-
-def _maths(answer: str) -> list[tuple[int, int, str, bool]]:
-    """The math of ``answer`` (its start and end, what is inside its delimiters, whether it is
-    displayed on a line of its own): ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)`` and display
-    environments (``\\begin{align*}``). Linear in the length of the answer."""
-    return [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in math_in(answer)]
-
-
-def _case_said(math: str) -> tuple[str, str, bool] | None:
-    """``w = o`` or ``w \\neq o`` as a math of its own: (letter, value, equal), else None."""
-    said = _CASE_SAID.fullmatch(math.strip())
-    return (said[1], said[3], said[2] == "=") if said else None
 
 
 # A side by cases: \begin{cases}, or Mathpix's array between a left brace and nothing.
@@ -489,30 +470,28 @@ def derivative_of(left: str) -> Derivative | None:
     if width := _gradient_operator(texts):  # D_x J, grad_x, \operatorname{grad}_x J: as \nabla_x J
         found = [Token("command", "\\nabla", found[0].start, found[width - 1].end), *found[width:]]
         texts = [t.text for t in found]
+    numerator = None
+    depths = accumulate(1 if text in "{([" else -1 if text in "})]" else 0 for text in texts)
     if texts[:3] in (["J", "'", "("], ["L", "'", "("]) and texts[-1] == ")":  # J'(v_c): the loss's, at v_c
-        wrt = atom_at(found, 3)
-        return Derivative(wrt, atom_at(found, 0), entries, transposed) if wrt else None
-    depth = 0
-    for text in texts:  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
-        depth += 1 if text in "{([" else -1 if text in "})]" else 0
-        if depth == 0 and text in _NOT_IN_DERIVATIVE:
-            return None
-    if not texts or texts[0] not in _DERIVATIVE_START:
+        wrt, numerator = atom_at(found, 3), atom_at(found, 0)
+    elif any(depth == 0 and text in _NOT_IN_DERIVATIVE for depth, text in zip(depths, texts)):
+        return None  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
+    elif not texts or texts[0] not in _DERIVATIVE_START:
         return None
-    if "\\nabla" in texts:
+    elif "\\nabla" in texts:
         at = texts.index("\\nabla")
         plain = texts[at + 2 : at + 3] != ["{"]  # grad_vc: the letters after "_" name what it is taken for
         wrt = atom_at(found, at + 2, subscript=not plain, plain=plain) if texts[at + 1 : at + 2] == ["_"] else None
-        return Derivative(wrt, None, entries, transposed) if wrt else None
-    marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
-    if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
-        return None
-    last = marks[-1]
-    if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
-        wrt = atom_at(found, last + 2, subscript=True)
-        return Derivative(wrt, None, entries, transposed) if wrt else None
-    wrt = atom_at(found, last + 1, plain=True)
-    return Derivative(wrt, atom_at(found, marks[0] + 1), entries, transposed) if wrt else None
+    else:
+        marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
+        if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
+            return None
+        last = marks[-1]
+        if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
+            wrt = atom_at(found, last + 2, subscript=True)
+        else:
+            wrt, numerator = atom_at(found, last + 1, plain=True), atom_at(found, marks[0] + 1)
+    return Derivative(wrt, numerator, entries, transposed) if wrt else None
 
 
 _GRAD = ["g", "r", "a", "d"]
@@ -565,10 +544,6 @@ def _fits(equation: Equation, case: dict[str, str]) -> bool:
     letter, value, equal = equation.case
     wanted = case[letter]
     return (wanted == value) == equal if wanted != "other" else not equal
-
-
-def _answers_case(equation: Equation, case: dict[str, str]) -> bool:
-    return equation.case is not None and equation.case[0] in case and _fits(equation, case)
 
 
 @dataclass(frozen=True)
@@ -625,7 +600,7 @@ def final_formula(
         derivative = derivative_of(equation.left) if equation.left and equation.parts else None
         if derivative is None or not _fits(equation, case):
             continue
-        specific = _answers_case(equation, case)
+        specific = equation.case is not None and equation.case[0] in case  # said for this case
         wrt = vocabulary.symbols.get(derivative.wrt.key, derivative.wrt.key)  # X spells x
         if wrt in (case_name, target_name) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
@@ -636,15 +611,13 @@ def final_formula(
         elif (renamed := _renamed(derivative, target, vocabulary, case)) is not None:
             renamed_match = _Match(position, specific=specific, renamed=renamed[0], rank=renamed[1])
             matching.append(replace(renamed_match, transposed=derivative.transposed))
-    if any(not listed[m.position].in_code for m in matching):  # code below an answer is its implementation
-        matching = [m for m in matching if not listed[m.position].in_code]
-    if any(m.specific for m in matching):
-        matching = [m for m in matching if m.specific]
-    if any(not _zero(listed[m.position]) for m in matching):  # "= 0": when it vanishes, not what it is
-        matching = [m for m in matching if not _zero(listed[m.position])]
-    if matching:  # the handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j
-        best = min(m.rank for m in matching)
-        matching = [m for m in matching if m.rank == best]
+    # Code below an answer is its implementation; "= 0" says when it vanishes, not what it is; the
+    # handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j.
+    kept = (lambda m: not listed[m.position].in_code, lambda m: m.specific, lambda m: not _zero(listed[m.position]))
+    for keep in kept:
+        matching = [m for m in matching if keep(m)] or matching
+    best = min((m.rank for m in matching), default=0)
+    matching = [m for m in matching if m.rank == best]
     lone = [_Match(position) for position, e in enumerate(listed) if not e.left] if alone else []
     for pick, where, alone_too in _PICKS:
         chosen = [m for m in matching if pick(listed[m.position])]
