@@ -81,11 +81,10 @@ class Equation:
 
 @dataclass(frozen=True)
 class Renamed:
-    """An equation for the target's part under an index letter of the answer's own: ``u_k`` or
-    ``u_{w_s}`` for the sample vector ``u_{w_k}``, ``u_j`` for ``u_w``. ``letter`` takes the value
-    of the target's ``target_letter``, as a position in the index list ``walks`` when there is one
-    (so that ``u_k`` is the k-th sample's vector, as in the sum ``\\sum_{k=1}^K u_k``), or the
-    place in ``walks`` of the word it holds (``u_{w_s}`` for 2c-ii's repeated sample ``u_w``)."""
+    """An equation for the target's part under an index letter of the answer's own (``u_k`` or
+    ``u_{w_s}`` for the sample vector ``u_{w_k}``): ``letter`` takes the value of ``target_letter``,
+    as a position in the index list ``walks`` (``\\sum_{k=1}^K u_k``), or, ``from_word``, as the place
+    in ``walks`` of the word it holds (``u_{w_s}`` for 2c-ii's repeated sample ``u_w``)."""
 
     letter: str
     target_letter: str
@@ -108,9 +107,8 @@ class Found:
 
 
 def equations(answer: str) -> list[Equation]:
-    """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked.
-    Pasted images (``data:`` and base64) are left out, and of a longer answer the last MAX_ANSWER
-    characters are read: the final formula is at its end."""
+    """Every equation in the math of ``answer``, in order. Pasted images are left out, and of a
+    longer answer the last MAX_ANSWER characters are read: the final formula is at its end."""
     answer = plain_letters(_tail(_LONG_RUN.sub(" ", answer)))
     region = _answer_region(answer)
     newlines = [i for i, char in enumerate(answer) if char == "\n"]
@@ -177,9 +175,8 @@ _VALUE_OTHERWISE = re.compile(r"^\s*(?:,|;|and|,\s*and)\s*(-?\d+(?:\.\d+)?)\s*,?
 
 
 def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index: int) -> tuple[str, Cases, int] | None:
-    """The math at ``index`` as its left side and the cases its value takes, when the words after
-    it give them, and the index of the first math after them; None otherwise. Both rows must be
-    there: "$y_i = 1$ if $i = o$" alone says nothing of the rest."""
+    """The math at ``index`` as its left side, the cases the words after it give its value, and the
+    index of the first math after them; None unless both rows are there ("$y_i = 1$ if $i = o$")."""
     _, end, math, _ = maths[index]
     if "=" not in math or index + 1 >= len(maths) or not _IF_WORD.fullmatch(answer[end : maths[index + 1][0]]):
         return None
@@ -203,15 +200,14 @@ def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index:
 
 
 def _defined_by_cases(left: str, cases: Cases, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
-    """The equations of a math whose value the words after it give by cases: what comes before its
-    last part as usual, the last part's name defined as the cases."""
+    """A math's equations, the name of its last part defined as ``cases``."""
     *before, name = _top_level_split(left, _SEPARATOR)
     listed = _equations_in(",".join(before), line, on_answer_line, displayed) if before else []
     return [*listed, Equation(_LEADING_WORD.sub("", name.strip()), (cases,), line, on_answer_line, False, displayed)]
 
 
 def _continued(above: Equation, rest: Equation) -> Equation:
-    """The equation above with the parts of a math that starts with ``=``; a formula alone above
+    """The equation above, continued by a math that starts with ``=``; a formula alone above
     (``$\\frac{\\partial}{\\partial v_c}(...)$``) becomes the left side."""
     if above.left:
         return replace(rest, left=above.left, parts=above.parts + rest.parts, boxed=above.boxed or rest.boxed)
@@ -249,9 +245,8 @@ def _answer_region(answer: str) -> tuple[int, int] | None:
 
 
 def plain_formulas(answer: str, maths: Sequence[tuple[int, int, str, bool]] = ()) -> list[tuple[int, str]]:
-    """The formulas of lines without math delimiters, with their offsets: written in unicode or
-    plain text, or LaTeX typed without ``$`` (a handwriting transcription); lines in ``maths`` are
-    math already."""
+    """The formulas of lines without math delimiters (unicode, plain text, LaTeX typed without
+    ``$``), with their offsets; lines in ``maths`` are math already."""
     found, start = [], 0
     for line in answer.splitlines(keepends=True):
         inside = any(begin < start + len(line) and start < end for begin, end, _, _ in maths)
@@ -270,8 +265,8 @@ _PLAIN_CASE = re.compile(
 
 
 def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
-    """The case a formula written without ``$`` answers: said before it on its line ("for w = o:
-    dJ/duw = ..."), or alone on the line above it ("For w ≠ o:"); None when none is."""
+    """The case said before a formula without ``$`` on its line ("for w = o: dJ/duw = ..."), or
+    alone on the line above it ("For w ≠ o:")."""
     line_start = answer.rfind("\n", 0, start) + 1
     said = list(_PLAIN_CASE.finditer(answer[line_start:start]))
     if not said and line_start > 0:
@@ -283,9 +278,8 @@ def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
 
 
 def _plain_formulas(line: str) -> list[tuple[int, str]]:
-    """Each derivative of a line (∂, ∇) from where it starts ("So ∂J/∂l = ..."; "..., so ∂CE/∂θ =
-    ŷ − y": two), up to a gap of spaces before a remark; else, on a line of math alone, its
-    equations (the definitions "δ₂ = ŷ − y, δ₁ = δ₂ W₂ᵀ ⊙ h ⊙ (1 − h)")."""
+    """Each derivative of a line (∂, ∇; "..., so ∂CE/∂θ = ŷ − y") from where it starts, up to a
+    gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...")."""
     starts = [m.start() for m in _PLAIN_DERIVATIVE.finditer(line) if not _OPERAND.search(line[: m.start()])]
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
@@ -363,8 +357,7 @@ def _side(text: str) -> Side:
 
 
 def _row(formula: str, condition: str) -> tuple[str, str]:
-    """A row of cases as (formula, condition without its words); ``(\\hat y_o - 1) v_c, w = o``
-    written without ``&`` too."""
+    """A row of cases as (formula, condition without its words), ``&`` or a comma between."""
     formula, condition = _BRACED_CELL.sub(r"\1", formula), _BRACED_CELL.sub(r"\1", condition)  # Mathpix: { ... }
     if not condition.strip() and "," in formula:
         formula, _, condition = formula.rpartition(",")
@@ -440,12 +433,11 @@ def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
 @dataclass(frozen=True)
 class Derivative:
     """A left side ``\\frac{\\partial J}{\\partial v_c}``: what is differentiated (None for a word
-    such as ``\\mathrm{CE}``), with respect to what, and the entry letters of
-    ``(\\partial J / \\partial U)_{wj}``."""
+    such as ``\\mathrm{CE}``) and with respect to what."""
 
     wrt: Atom
     numerator: Atom | None
-    entries: tuple[str, ...] = ()
+    entries: tuple[str, ...] = ()  # (w, j) of (\\partial J / \\partial U)_{wj}
     transposed: bool = False  # (\\partial J / \\partial x)^\\top: the answer gives the transpose
 
 
@@ -499,9 +491,8 @@ _GRADIENT_OPERATORS = (_GRAD, *(["\\" + word, "{", *_GRAD, "}"] for word in ("op
 
 
 def _gradient_operator(texts: list[str]) -> int:
-    """How many tokens an operator of gradients other than ``\\nabla`` takes at the start of a left
-    side (``grad_x``, ``\\operatorname{grad}_{v_c} J``; ``D_x J`` with the loss after it, ``D_x``
-    alone being a size): 0 for none."""
+    """How many tokens a gradient operator other than ``\\nabla`` takes at the start of a left
+    side (``grad_x``, ``\\operatorname{grad}_{v_c} J``, ``D_x J``; ``D_x`` alone is a size): 0 for none."""
     for spelled in _GRADIENT_OPERATORS:
         if texts[: len(spelled)] == spelled and texts[len(spelled) : len(spelled) + 1] == ["_"]:
             return len(spelled)
@@ -548,8 +539,7 @@ def _fits(equation: Equation, case: dict[str, str]) -> bool:
 
 @dataclass(frozen=True)
 class AnswerMath:
-    """The equations of an answer, found once for all the formulas its question asks for, and
-    whether the answer is one line (whose one formula may stand alone)."""
+    """The equations of an answer, found once for all the formulas its question asks for."""
 
     equations: tuple[Equation, ...]
     one_line: bool
@@ -586,11 +576,10 @@ _TIMES_IN_WORDS = re.compile(
 def final_formula(
     math: AnswerMath, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool, case: dict[str, str]
 ) -> Found | None:
-    """The final formula of an answer for ``target`` (for its case written ``case_key``: ``u_o``,
-    or the target's own key); ``alone``: the question asks for this formula only. Equations for the
-    whole (``\\partial J / \\partial \\theta``) and for its entries (``\\partial J / \\partial
-    \\theta_j``, ``\\partial h_i / \\partial x_j``) count alike; one for the case (``u_o``) wins over
-    one for every case (``u_w``)."""
+    """The final formula of an answer for ``target`` (for its case written ``case_key``: ``u_o``);
+    ``alone``: the question asks for this formula only. Equations for the whole and for its entries
+    (``\\partial J / \\partial \\theta_j``) count alike; one for the case (``u_o``) wins over one for
+    every case (``u_w``)."""
     listed = math.equations
     target_key = key_of(target.wrt)
     target_name = vocabulary.symbols.get(target_key, target_key)
@@ -609,8 +598,7 @@ def final_formula(
         elif entries := _entries(derivative, target, target_key, vocabulary):
             matching.append(_Match(position, entries, specific))
         elif (renamed := _renamed(derivative, target, vocabulary, case)) is not None:
-            renamed_match = _Match(position, specific=specific, renamed=renamed[0], rank=renamed[1])
-            matching.append(replace(renamed_match, transposed=derivative.transposed))
+            matching.append(_Match(position, (), specific, *renamed, transposed=derivative.transposed))
     # Code below an answer is its implementation; "= 0" says when it vanishes, not what it is; the
     # handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j.
     kept = (lambda m: not listed[m.position].in_code, lambda m: m.specific, lambda m: not _zero(listed[m.position]))
@@ -656,12 +644,11 @@ def _zero(equation: Equation) -> bool:
 
 @dataclass(frozen=True)
 class _Match:
-    """An equation that answers the target: its position, the letters of an equation for entries,
-    whether it was said for the case, and the target's index under another letter."""
+    """An equation that answers the target, and how (see :class:`Found`)."""
 
     position: int
     entries: tuple[str, ...] = ()
-    specific: bool = False
+    specific: bool = False  # said for the case
     renamed: Renamed | None = None
     rank: int = 0  # how close to the target's own name (see _renamed)
     transposed: bool = False
@@ -671,10 +658,9 @@ def _renamed(
     derivative: Derivative, target: Target, vocabulary: Vocabulary, case: dict[str, str]
 ) -> tuple[Renamed, int] | None:
     """How an equation for a part of the target's family names the target's index with a letter
-    of its own (``\\partial J / \\partial u_k`` or ``u_{w_s}`` for ``u_{w_k}``; ``u_j`` for
-    ``u_w``), with its rank: 1 when it keeps the letter or the index list (``u_k``, ``u_{w_s}``),
-    2 for another letter, which may name any word (``u_w = 0`` for the words not drawn); or None.
-    A named index (``u_o``) is another part, never a renaming."""
+    of its own (:class:`Renamed`), with its rank: 1 when it keeps the letter or the index list
+    (``u_k``, ``u_{w_s}``), 2 for another letter, which may name any word (``u_w = 0`` for the words
+    not drawn). A named index (``u_o``) is another part, never a renaming."""
     wanted = atom_at(tokens(target.wrt), 0)
     wrt = derivative.wrt
     if wanted is None or wrt.stem != wanted.stem or wrt.stem not in vocabulary.families or derivative.entries:
@@ -694,8 +680,7 @@ def _renamed(
 
 
 def _index_letter(subscript: tuple[Token, ...], vocabulary: Vocabulary) -> tuple[str, str]:
-    """(the index list walked, the letter) of a subscript ``w`` (("", "w")) or ``w_k`` (("w", "k")),
-    else ("", "")."""
+    """(the index list walked, the letter) of a subscript ``w`` or ``w_k``, else ("", "")."""
     texts = [token.text for token in subscript if token.text not in "{}"]
     kinds = [token.kind for token in subscript if token.text not in "{}"]
     if kinds == ["letter"]:
@@ -744,8 +729,7 @@ def _entry_letters(wrt: Atom, target_key: str) -> tuple[str, ...]:
 
 def _differentiates(numerator: Atom | None, target: Target, vocabulary: Vocabulary) -> bool:
     """Whether the numerator is what ``target`` differentiates: its ``of``, else the loss (``J``,
-    ``J_{\\text{neg}}``, ``L``, ``\\mathcal{L}``, ``E``, ``\\mathrm{CE}``), never an intermediate
-    quantity (``\\partial \\theta_w / \\partial u_w``)."""
+    ``\\mathcal{L}``, ``\\mathrm{CE}``), never an intermediate quantity (``\\partial \\theta_w / \\partial u_w``)."""
     if target.of:
         return numerator is not None and vocabulary.symbols.get(numerator.key) == vocabulary.symbols[key_of(target.of)]
     # dj/dl typed on a phone names the loss J too
