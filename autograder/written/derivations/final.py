@@ -382,19 +382,21 @@ def _unboxed(math: str) -> tuple[str, list[tuple[int, int]]]:
     return math, boxes
 
 
-def case_of(side: Side, letter: str, value: str) -> Side | None:
-    """The row of cases for ``letter`` = ``value`` (``other``: any word but ``o``), None when no
-    row's condition says; ``side`` itself when it is no cases."""
-    if not isinstance(side, Cases):
-        return side
-    for formula, condition in side.rows:
-        equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
-        differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition)
-        if value == "other" and (OTHERWISE.fullmatch(condition) or differs):
-            return formula
-        if equal and value in (equal[1], equal[2]):
-            return formula
-    return None
+def case_of(side: Side, case: dict[str, str]) -> Side | None:
+    """The row of a side by cases for ``case`` (``other``: any word but ``o``), None when no row's
+    condition says; the side itself when it is no cases (or, all its rows, when the case names none)."""
+    for letter, value in case.items():
+        if not isinstance(side, Cases):
+            return side
+        for formula, condition in side.rows:
+            equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
+            differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition) or OTHERWISE.fullmatch(condition)
+            if (value == "other" and differs) or (equal and value in equal.groups()):
+                side = formula
+                break
+        else:
+            return None
+    return side
 
 
 def _condition_text(condition: str) -> str:

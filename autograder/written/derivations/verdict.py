@@ -312,7 +312,7 @@ def read_final(
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
     vocabulary = defined_names(found.after, defined_names(found.before, _said(math.in_words, vocabulary)), later=True)
-    side = _case_row(found.latex, case)
+    side = case_of(found.latex, case)
     if side is None:
         return found, None, f"its cases have no row for {_condition(case)}"
     try:
@@ -574,17 +574,6 @@ def how_to_write(question: DerivationQuestion, target: Target, equation_found: b
         f"$$\\frac{{\\partial {target.of or 'J'}}}{{\\partial {target.wrt}}} = ...$$ "
         f"(or on a line of its own starting with 'Answer:'), with {names}"
     )
-
-
-def _case_row(side: Side, case: dict[str, str]) -> Side | None:
-    """The row of a side by cases that answers ``case`` (for a case of no index, all its rows, read
-    with their conditions); the side itself when it is no cases."""
-    for letter, value in case.items():
-        row = case_of(side, letter, value)
-        if row is None:
-            return None
-        side = row
-    return side
 
 
 def _judge_case(
