@@ -504,18 +504,15 @@ def _gradient_operator(texts: list[str]) -> int:
 def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...], bool]:
     """``(\\frac{...}{...})_{wj}`` as the derivative inside and its entry letters;
     ``(\\partial J / \\partial x)^\\top`` as the derivative inside, transposed."""
-    if not found or found[0].text not in ("(", "["):
+    depths = accumulate(1 if t.text in "([" else -1 if t.text in ")]" else 0 for t in found)
+    index = next((index for index, depth in enumerate(depths) if depth == 0), None)  # where the first closes
+    if not found or found[0].text not in ("(", "[") or index is None:
         return found, (), False
-    depth = 0
-    for index, token in enumerate(found):
-        depth += 1 if token.text in "([" else -1 if token.text in ")]" else 0
-        if depth == 0:
-            rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
-            if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
-                return found[1:index], tuple(rest[1:]), False
-            if superscript_transposes(found[index + 1 :]):
-                return found[1:index], (), True
-            return found, (), False
+    rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
+    if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
+        return found[1:index], tuple(rest[1:]), False
+    if superscript_transposes(found[index + 1 :]):
+        return found[1:index], (), True
     return found, (), False
 
 
