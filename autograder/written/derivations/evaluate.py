@@ -185,19 +185,16 @@ def _with(name: str, value: Any, node: Node, scope: Scope, values: dict[str, Any
 
 def _tabulate(node: Tabulate, scope: Scope) -> np.ndarray:
     key = (id(node), tuple(sorted((k, v) for k, v in scope.bound.items() if k != node.letter)))
-    if key not in scope.tabulated:
-        scope.tabulated[key] = _tabulated(node, scope)
-    return scope.tabulated[key]
-
-
-def _tabulated(node: Tabulate, scope: Scope) -> np.ndarray:
+    if key in scope.tabulated:
+        return scope.tabulated[key]
     like = scope.symbols[node.like]
     if 1 not in like.shape:
         raise ShapeError(f"{node.like} is defined entry by entry, but here it is a {_shape(like)}")
     entries = [_with(node.letter, (position, ""), node.body, scope) for position in range(like.size)]
     if any(value.shape != (1, 1) for value in entries):
         raise ShapeError(f"the entries of {node.like} it defines are not numbers")
-    return np.array([value[0, 0] for value in entries]).reshape(like.shape)
+    scope.tabulated[key] = np.array([value[0, 0] for value in entries]).reshape(like.shape)
+    return scope.tabulated[key]
 
 
 def _summation(node: Summation, scope: Scope) -> np.ndarray:

@@ -105,13 +105,9 @@ def _partly_zero(node: Node, scope: Scope) -> bool:
     return bool(zero.any() and not zero.all())
 
 
-def _is_vector(value: np.ndarray) -> bool:
-    return value.ndim == 2 and 1 in value.shape and value.size > 1
-
-
 def oriented(value: np.ndarray, vectors: str) -> np.ndarray:
     """A vector as a row or a column; anything else as it is."""
-    if not _is_vector(value):
+    if not (value.ndim == 2 and 1 in value.shape and value.size > 1):
         return value
     return value.reshape(1, -1) if vectors == "row" else value.reshape(-1, 1)
 
