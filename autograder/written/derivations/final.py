@@ -113,11 +113,8 @@ def equations(answer: str) -> list[Equation]:
     region = _answer_region(answer)
     newlines = [i for i, char in enumerate(answer) if char == "\n"]
 
-    def line(offset: int) -> int:
-        return bisect_left(newlines, offset) + 1
-
-    def on_answer_line(offset: int) -> bool:
-        return region is not None and region[0] <= offset < region[1]
+    def where(offset: int) -> tuple[int, bool]:  # its line, from 1, and whether it is in the Answer: line's answer
+        return bisect_left(newlines, offset) + 1, region is not None and region[0] <= offset < region[1]
 
     found: list[Equation] = []
     case: tuple[str, str, bool] | None = None  # "For $w = o$:" just before: the case the math answers
@@ -132,7 +129,7 @@ def equations(answer: str) -> list[Equation]:
         between = answer[previous_end:start]
         prose = _cases_in_words(answer, maths, index)
         if prose is not None:
-            found += _defined_by_cases(*prose[:2], line(start), on_answer_line(start), displayed)
+            found += _defined_by_cases(*prose[:2], *where(start), displayed)
             skip, previous_end, case = prose[2], maths[prose[2] - 1][1], None
             continue
         introduced = between.strip() in ("", ":") and heading  # "For $w = o$:", a blank line, then the display
@@ -143,7 +140,7 @@ def equations(answer: str) -> list[Equation]:
             case = (said[1], said[3], said[2] == "=")
             heading = len(answer[answer.rfind("\n", 0, start) + 1 : start].strip()) <= _CASE_LABEL  # "If $w = o$:"
         else:
-            listed = [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
+            listed = [replace(e, case=case) for e in _equations_in(math, *where(start), displayed)]
             if listed and found and math.lstrip().startswith("="):  # "$= ...$" goes on with the math above
                 listed[0] = _continued(found.pop(), listed[0])
             found += listed
@@ -152,13 +149,13 @@ def equations(answer: str) -> list[Equation]:
     code = code_blocks(answer)
     for start, text in plain_formulas(answer, maths):  # "∂J/∂l = ŷ − y", written without $
         case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
-        listed = _equations_in(text, line(start), on_answer_line(start), True)
+        listed = _equations_in(text, *where(start), True)
         found += [replace(e, case=case, in_code=in_code) for e in listed]
     written = answer[region[0] : region[1]] if region is not None else ""
     if region is not None and not any(e.on_answer_line for e in found):
         text = written.strip().strip("*_").strip()
         if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
-            found += _equations_in(text, line(region[0]), True, True)
+            found += _equations_in(text, where(region[0])[0], True, True)
     found.sort(key=lambda equation: equation.line)  # the plain lines' among the others, in the answer's order
     if _prose(written.partition("$")[0]):
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
