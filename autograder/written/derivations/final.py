@@ -358,7 +358,8 @@ def _row(formula: str, condition: str) -> tuple[str, str]:
     formula, condition = _BRACED_CELL.sub(r"\1", formula), _BRACED_CELL.sub(r"\1", condition)  # Mathpix: { ... }
     if not condition.strip() and "," in formula:
         formula, _, condition = formula.rpartition(",")
-    return formula.strip().rstrip(","), _condition_text(condition)
+    condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split()).strip(" .,;")  # "\text{if } w = o." -> "w = o"
+    return formula.strip().rstrip(","), condition
 
 
 _BRACED_CELL = re.compile(r"^\s*\{(.*)\}\s*$", re.DOTALL)
@@ -394,11 +395,6 @@ def case_of(side: Side, case: dict[str, str]) -> Side | None:
         else:
             return None
     return side
-
-
-def _condition_text(condition: str) -> str:
-    """A row's condition without its words and punctuation: "\\text{if } w = o." -> "w = o"."""
-    return " ".join(_CONDITION_WORDS.sub(" ", condition).split()).strip(" .,;")
 
 
 _ENVIRONMENT_MARK = re.compile(r"\\(begin|end)\s*\{[A-Za-z*]*\}|\\right\s*\.")
@@ -689,21 +685,15 @@ def _index_letter(subscript: tuple[Token, ...], vocabulary: Vocabulary) -> tuple
 def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     """The entry letters of an equation for entries of ``target`` (``\\theta_j``: (j,);
     ``\\partial h_i / \\partial x_j``: (i, j); ``(\\partial J/\\partial U)_{wj}``: (w, j)), else ()."""
-    if derivative.entries:
-        if derivative.wrt.key == target_key and _differentiates(derivative.numerator, target, vocabulary):
-            return derivative.entries
-        return ()
-    wrt = derivative.wrt
-    letters = _entry_letters(wrt, target_key)
-    if len(letters) == 2 and _differentiates(derivative.numerator, target, vocabulary):
-        return letters  # U_{wi}, U_{w,i}: an entry of a matrix
-    if len(letters) != 1:
-        return ()
-    letter = letters[0]
     numerator = derivative.numerator
-    if target.of and numerator is not None and numerator.stem == key_of(target.of) and len(numerator.subscript) == 1:
-        return (numerator.subscript[0].text, letter)
-    return (letter,) if _differentiates(numerator, target, vocabulary) else ()
+    if derivative.entries:
+        letters = derivative.entries if derivative.wrt.key == target_key else ()
+    else:
+        letters = _entry_letters(derivative.wrt, target_key)  # U_{wi}, U_{w,i}: an entry of a matrix
+        if len(letters) == 1 and target.of and numerator is not None and numerator.stem == key_of(target.of):
+            if len(numerator.subscript) == 1:  # \partial h_i / \partial x_j
+                return (numerator.subscript[0].text, letters[0])
+    return letters if letters and _differentiates(numerator, target, vocabulary) else ()
 
 
 def _entry_letters(wrt: Atom, target_key: str) -> tuple[str, ...]:
