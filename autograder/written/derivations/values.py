@@ -129,15 +129,8 @@ def scope_of(notation: Notation, values: Draw, convention: Convention | None, bo
         parts[family.base] = partial(_row, whole, vectors) if family.part == "row" else partial(_entry_of, whole)
         counts[family.base] = whole.shape[0] if family.part == "row" else whole.size
     lengths = {index.name: index.length for index in notation.indices if index.length}
-    return Scope(
-        symbols,
-        parts,
-        counts,
-        dict(notation.dims),
-        dict(values.lists),
-        lengths,
-        {name: (value, "") for name, value in {**values.named, **bound}.items()},
-    )
+    indices = {name: (value, "") for name, value in {**values.named, **bound}.items()}
+    return Scope(symbols, parts, counts, dict(notation.dims), dict(values.lists), lengths, indices)
 
 
 def _row(matrix: np.ndarray, vectors: str, index: int) -> np.ndarray:

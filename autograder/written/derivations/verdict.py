@@ -338,13 +338,11 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
     the answer above did not."""
     pending = list(equations)
     declared = {key: e.parts[-1] for e in pending if e.left and (key := defined_name(e.left, vocabulary)) is not None}
-    vocabulary = vocabulary.with_unread_definitions(
-        {
-            key: latex
-            for key, latex in declared.items()
-            if vocabulary.own_name(key) and key not in vocabulary.definitions
-        }
-    )
+    # A name of the answer's own means nothing until its definition is read: one that uses it waits for it.
+    own = {
+        key: latex for key, latex in declared.items() if vocabulary.own_name(key) and key not in vocabulary.definitions
+    }
+    vocabulary = vocabulary.with_unread_definitions(own)
     while pending:  # each round defines at least one more name, or ends
         unread = []
         for equation in pending:
