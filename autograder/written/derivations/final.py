@@ -335,12 +335,10 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
                 continue
             right = tuple(_side(s) for s in sides[1:] if s)
             if not sides[0] and found:  # "&= ..." continues the equation above, boxed if either is
-                previous = found.pop()
-                found.append(
-                    replace(previous, parts=previous.parts + right, line=where[0], boxed=previous.boxed or boxed)
-                )
-                continue
-            found.append(Equation(sides[0], right, *where))
+                above = found[-1]
+                found[-1] = replace(above, parts=above.parts + right, line=where[0], boxed=above.boxed or boxed)
+            else:
+                found.append(Equation(sides[0], right, *where))
     return found
 
 
@@ -560,8 +558,7 @@ _IN_WORDS = re.compile(
 
 # "$w$ is drawn $m$ times", "sampled $N$ times": a name said to count the samples, in words.
 _TIMES_IN_WORDS = re.compile(
-    r"(drawn|sampled|picked|chosen)\s+\$([^$\n]{1,12})\$\s+times\b[^.;\n]{0,120}",
-    re.IGNORECASE,
+    r"(drawn|sampled|picked|chosen)\s+\$([^$\n]{1,12})\$\s+times\b[^.;\n]{0,120}", re.IGNORECASE
 )
 
 

@@ -539,11 +539,8 @@ def final_formulas(questions: dict[str, DerivationQuestion]) -> str:
     where the handout says ``<!-- final formulas -->``."""
     symbols = list(dict.fromkeys(s for question in questions.values() for s in symbols_of(question.notation)))
     first = next((t for question in questions.values() for t in question.targets), None)
-    example = (
-        f"\\frac{{\\partial {first.of or 'J'}}}{{\\partial {first.wrt}}}"
-        if first
-        else "\\frac{\\partial J}{\\partial x}"
-    )
+    of, wrt = (first.of or "J", first.wrt) if first else ("J", "x")
+    example = f"\\frac{{\\partial {of}}}{{\\partial {wrt}}}"
     return textwrap.fill(
         f"**Final formulas, read by machine.** In {', '.join(questions)}, the grader also reads the final formula "
         "of your derivation (a TA grades the derivation either way). It reads the equation with the derivative "
