@@ -148,9 +148,8 @@ def _boxed(text: str) -> FinalAnswer | None:
 def braced(text: str, position: int, within: int = _MAX_LINE) -> str | None:
     """The text inside the braces that open at ``position`` (after spaces), or None if they do not
     open there or close within ``within`` characters."""
-    while position < len(text) and text[position] == " ":
-        position += 1
-    if position >= len(text) or text[position] != "{":
+    position = len(text) - len(text[position:].lstrip(" "))
+    if not text.startswith("{", position):
         return None
     depth = 0
     for index in range(position, min(len(text), position + within)):

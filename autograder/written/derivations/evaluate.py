@@ -98,11 +98,12 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
         return np.array([[float(same != node.differ)]])
     if isinstance(node, Negative):
         return -evaluate(node.operand, scope)
-    if isinstance(node, Sum):
+    if isinstance(node, (Sum, Product, Indicator)):
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
-        return _combine(left, right, np.subtract if node.subtract else np.add, "add")
-    if isinstance(node, Product):
-        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
+        if isinstance(node, Sum):
+            return _combine(left, right, np.subtract if node.subtract else np.add, "add")
+        if isinstance(node, Indicator):
+            return _combine(left, right, _RELATIONS[node.relation], "compare").astype(float)
         if node.kind == "dot" and scope.dot_products and left.shape == right.shape and 1 in left.shape:
             return np.array([[float(left.ravel() @ right.ravel())]])
         return _product(left, right, node.kind)
@@ -121,10 +122,6 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
     if isinstance(node, Stack):
         rows = [scope.parts[node.family](int(index)).reshape(1, -1) for index in scope.lists[node.indices]]
         return np.vstack(rows).T if node.columns else np.vstack(rows)
-    if isinstance(node, Indicator):
-        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
-        compared = _combine(left, right, _RELATIONS[node.relation], "compare")
-        return compared.astype(float)
     return _summation(node, scope)
 
 

@@ -38,10 +38,11 @@ def draw(
     trial: int = 0,
     small: bool = False,
 ) -> Draw:
-    """Random values of every symbol, the defined ones computed from the others. With a ``batch``,
-    a ``per_example`` symbol holds one row per example. A list that ``repeats`` its first index holds
-    it 2, 3, ... times as ``trial`` grows, so that no constant passes for a count. ``small``: entries
-    -1, 0 or 1, whose sums are exact in any order, so that ``x W + b_1`` can be exactly 0."""
+    """Random values of every symbol, the defined ones computed from the others. With a ``batch``, a
+    ``per_example`` symbol holds one row per example (a one-hot each its own), the others are shared.
+    A list that ``repeats`` its first index holds it 2, 3, ... times as ``trial`` grows, so that no
+    constant passes for a count. ``small``: entries -1, 0 or 1, whose sums are exact in any order, so
+    that ``x W + b_1`` can be exactly 0."""
     normal: Callable[..., Any] = partial(rng.integers, -1, 2) if small else rng.normal
     named: dict[str, int] = {}
     lists: dict[str, np.ndarray] = {}
