@@ -10,17 +10,12 @@ Where the final answer is (:func:`final_answer`), first match wins:
 2. else a boxed formula, ``\\boxed{...}`` (the last one);
 3. else the whole answer, when it is a single line.
 
-A formula is read by the one formula reader, :mod:`.derivations.reader` (what it reads is in its
-docstring and the handouts' notation table), with the question's variables as its symbols: each a
-scalar, under its name (``p_drop``, ``p_{drop}``, ``p_\\text{drop}``) or a declared spelling.
-Products without a sign work as in derivations (``3x``, ``3(x+1)``, ``kV`` when ``k`` and ``V`` are
-variables); negative powers of numbers and variables are read here too. Anything before the last
-``=`` is dropped (``\\gamma = ...``), and a word after the formula ("3k steps") is not read.
-
-Student text is never evaluated by Python: the reader builds a tree of numbers, names and
-operations that :func:`~.derivations.evaluate.evaluate` computes. That is also why this is not sympy,
-whose ``parse_expr`` runs ``eval`` on its input. The inputs are short: an ``Answer:`` line is cut at
-:data:`_MAX_LINE` characters, a formula at :data:`_MAX_LENGTH`.
+A formula is read by :mod:`.derivations.reader` (what it reads is in its docstring and the
+handouts' notation table), with the question's variables as scalar symbols under their names
+(``p_drop``, ``p_{drop}``, ``p_\\text{drop}``) or declared spellings; negative powers are read too.
+Anything before the last ``=`` is dropped (``\\gamma = ...``), and a word after the formula ("3k
+steps") is not read. Student text is never evaluated by Python (nor by sympy, whose ``parse_expr``
+runs ``eval``): the reader builds a tree that :func:`~.derivations.evaluate.evaluate` computes.
 """
 
 from __future__ import annotations
@@ -91,17 +86,16 @@ class FinalAnswer:
 
 
 def final_answer(text: str) -> FinalAnswer | None:
-    """The final answer in an answer (see the module's docstring), or None when there is none."""
+    """The final answer in an answer (see the module's docstring), or None."""
     matches = list(ANSWER_LINE.finditer(text))
     if matches:
         return _on_answer_line(text, matches[-1], len(matches))
-    boxed = _boxed(text)
-    if boxed is not None:
+    if (boxed := _boxed(text)) is not None:
         return boxed
     lines = text.strip().splitlines()
     if len(lines) == 1:
         formula, count = first_formula(lines[0][:_MAX_LINE])
-        return FinalAnswer(formula, _first_of(count, "in the answer"), on_answer_line=False)
+        return FinalAnswer(formula, f"the first of {count} formulas in the answer" if count > 1 else "", False)
     return None
 
 
@@ -127,10 +121,6 @@ def _on_answer_line(text: str, match: re.Match, lines: int) -> FinalAnswer:
     return FinalAnswer(formula, line if said else "")
 
 
-def _first_of(count: int, where: str) -> str:
-    return f"the first of {count} formulas {where}" if count > 1 else ""
-
-
 def below_answer_line(text: str, end: int) -> str:
     """What follows an empty "Answer:" line: display math up to its closing, else the next line
     that is not blank (at most _MAX_LINE characters of it)."""
@@ -149,23 +139,17 @@ def below_answer_line(text: str, end: int) -> str:
 def _boxed(text: str) -> FinalAnswer | None:
     """The last ``\\boxed{...}`` of ``text``."""
     start = text.rfind(BOXED)
-    if start == -1:
-        return None
-    inside = braced(text, start + len(BOXED))
-    if inside is None:
-        return None
+    inside = braced(text, start + len(BOXED)) if start != -1 else None
     count = text.count(BOXED)
-    return FinalAnswer(
-        inside, "the boxed formula" if count == 1 else f"the last of {count} boxed formulas", on_answer_line=False
-    )
+    where = "the boxed formula" if count == 1 else f"the last of {count} boxed formulas"
+    return FinalAnswer(inside, where, on_answer_line=False) if inside is not None else None
 
 
 def braced(text: str, position: int, within: int = _MAX_LINE) -> str | None:
     """The text inside the braces that open at ``position`` (after spaces), or None if they do not
     open there or close within ``within`` characters."""
-    while position < len(text) and text[position] == " ":
-        position += 1
-    if position >= len(text) or text[position] != "{":
+    position = len(text) - len(text[position:].lstrip(" "))
+    if not text.startswith("{", position):
         return None
     depth = 0
     for index in range(position, min(len(text), position + within)):
@@ -188,9 +172,8 @@ def first_formula(text: str) -> tuple[str, int]:
 
 
 def read_formula(answer: str, variables: dict[str, tuple[str, ...]]) -> Formula:
-    """Read ``answer`` with the formula reader of derivations (:mod:`.derivations.reader`), its
-    symbols the question's variables, each a scalar; ``variables`` maps each to the other ways
-    students may write it."""
+    """Read ``answer``, its symbols the question's variables as scalars; ``variables`` maps each to
+    the other ways students may write it."""
     if len(answer) > _MAX_LINE:
         raise ExpressionError(f"it is longer than {_MAX_LINE} characters")
     answer, _ = first_formula(answer.strip())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -55,15 +56,13 @@ class OutOfRange(EvaluationError):
 
 
 class FreeIndex(EvaluationError):
-    """The formula uses an index that no sum binds and the question does not name: it is not one
-    value (the sum that should bind it was dropped)."""
+    """An index that no sum binds and the question does not name: a dropped sum."""
 
 
 @dataclass
 class Scope:
-    """The values a formula is computed on: symbols (in the convention's orientation), the parts of
-    families, sizes, and the indices known by name or bound by a sum (as ``(position, list)``: a
-    position in an index list such as the samples ``w``, or ``""`` for a plain index)."""
+    """The values a formula is computed on; an index is bound as ``(position, list)``: a position in
+    an index list such as the samples ``w``, or in ``""`` for a plain index."""
 
     symbols: dict[str, np.ndarray]
     parts: dict[str, Callable[[int], np.ndarray]]
@@ -99,11 +98,12 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
         return np.array([[float(same != node.differ)]])
     if isinstance(node, Negative):
         return -evaluate(node.operand, scope)
-    if isinstance(node, Sum):
+    if isinstance(node, (Sum, Product, Indicator)):
         left, right = evaluate(node.left, scope), evaluate(node.right, scope)
-        return _combine(left, right, np.subtract if node.subtract else np.add, "add")
-    if isinstance(node, Product):
-        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
+        if isinstance(node, Sum):
+            return _combine(left, right, np.subtract if node.subtract else np.add, "add")
+        if isinstance(node, Indicator):
+            return _combine(left, right, _RELATIONS[node.relation], "compare").astype(float)
         if node.kind == "dot" and scope.dot_products and left.shape == right.shape and 1 in left.shape:
             return np.array([[float(left.ravel() @ right.ravel())]])
         return _product(left, right, node.kind)
@@ -122,10 +122,6 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
     if isinstance(node, Stack):
         rows = [scope.parts[node.family](int(index)).reshape(1, -1) for index in scope.lists[node.indices]]
         return np.vstack(rows).T if node.columns else np.vstack(rows)
-    if isinstance(node, Indicator):
-        left, right = evaluate(node.left, scope), evaluate(node.right, scope)
-        compared = _combine(left, right, _RELATIONS[node.relation], "compare")
-        return compared.astype(float)
     return _summation(node, scope)
 
 
@@ -162,48 +158,40 @@ def _binding(name: str, scope: Scope) -> tuple[int, str]:
 
 
 def _applied(node: Defined, argument: np.ndarray, scope: Scope) -> np.ndarray:
-    """A function the answer defined, its parameter standing for ``argument``, restored after."""
-    saved = scope.symbols.get(node.parameter)
-    scope.symbols[node.parameter] = argument
+    """A function the answer defined, its parameter standing for ``argument``."""
     scope.tabulated.clear()  # computed with the parameter's other value, or without it
     try:
-        return evaluate(node.body, scope)
+        return _with(node.parameter, argument, node.body, scope, scope.symbols)
     finally:
         scope.tabulated.clear()
-        if saved is None:
-            scope.symbols.pop(node.parameter, None)
-        else:
-            scope.symbols[node.parameter] = saved
 
 
-def _with(letter: str, binding: tuple[int, str], node: Node, scope: Scope) -> np.ndarray:
-    """``node`` computed with ``letter`` bound to ``binding``, the binding outside restored."""
-    saved = scope.bound.get(letter)
-    scope.bound[letter] = binding
+def _with(name: str, value: Any, node: Node, scope: Scope, values: dict[str, Any] | None = None) -> np.ndarray:
+    """``node`` computed with ``name`` bound to ``value`` in ``values`` (the indices bound), restored after."""
+    values = scope.bound if values is None else values
+    saved = values.get(name)
+    values[name] = value
     try:
         return evaluate(node, scope)
     finally:
         if saved is None:
-            scope.bound.pop(letter, None)
+            values.pop(name, None)
         else:
-            scope.bound[letter] = saved
+            values[name] = saved
 
 
 def _tabulate(node: Tabulate, scope: Scope) -> np.ndarray:
     key = (id(node), tuple(sorted((k, v) for k, v in scope.bound.items() if k != node.letter)))
-    if key not in scope.tabulated:
-        scope.tabulated[key] = _tabulated(node, scope)
-    return scope.tabulated[key]
-
-
-def _tabulated(node: Tabulate, scope: Scope) -> np.ndarray:
+    if key in scope.tabulated:
+        return scope.tabulated[key]
     like = scope.symbols[node.like]
     if 1 not in like.shape:
         raise ShapeError(f"{node.like} is defined entry by entry, but here it is a {_shape(like)}")
     entries = [_with(node.letter, (position, ""), node.body, scope) for position in range(like.size)]
     if any(value.shape != (1, 1) for value in entries):
         raise ShapeError(f"the entries of {node.like} it defines are not numbers")
-    return np.array([value[0, 0] for value in entries]).reshape(like.shape)
+    scope.tabulated[key] = np.array([value[0, 0] for value in entries]).reshape(like.shape)
+    return scope.tabulated[key]
 
 
 def _summation(node: Summation, scope: Scope) -> np.ndarray:
@@ -226,17 +214,13 @@ def _summation(node: Summation, scope: Scope) -> np.ndarray:
 
 
 def _positions(node: Summation, scope: Scope) -> tuple[range, str]:
-    """The positions the sum's index takes, counted from 0, as its limits say (``k=1`` to ``K``:
-    all K; ``k=0`` to ``K-1``: all K too; ``k=2``: all but the first), and the index list it walks.
-    Limits past the values that exist (``k=0`` to ``K``) leave the formula without a value."""
+    """The positions the sum's index takes, from 0 (``k=1`` to ``K`` and ``k=0`` to ``K-1``: all K),
+    and the index list it walks. Limits past the values that exist (``k=0`` to ``K``) are an error."""
     count, through = _range(node, scope)
     base = 0 if node.lower == 0 else 1  # a sum from 0 counts from 0
     if node.upper.isdigit():  # right only when the number is the size here, by chance
         raise EvaluationError(f"its sum over {node.index} stops at {node.upper}: write the size it runs to (K, |V|)")
-    if node.upper:
-        top = count + node.shift  # the size written above the sum is the count (see _range)
-    else:
-        top = count - 1 + base
+    top = count + node.shift if node.upper else count - 1 + base  # the size written above is the count (_range)
     first, last = node.lower - base, top - base
     if first < 0 or last >= count:
         limit = node.upper + (f"{node.shift:+d}" if node.shift else "")
@@ -247,9 +231,8 @@ def _positions(node: Summation, scope: Scope) -> tuple[range, str]:
 
 
 def _range(node: Summation, scope: Scope) -> tuple[int, str]:
-    """How many values the sum's index can take, and the index list it walks (``""``: plain
-    indices). The size written above the sum decides (``K``: the samples, even when written
-    ``u_k``); else what the index picks out in the sum."""
+    """How many values the sum's index can take, and the list it walks: the size written above the
+    sum decides (``K``: the samples, even in ``u_k``), else what the index picks out in the sum."""
     for name, length in scope.list_lengths.items():
         if node.upper == length:
             return len(scope.lists[name]), name
@@ -273,13 +256,11 @@ def _uses(node: Node, index: str, scope: Scope) -> tuple[int, str] | None:
         return _list_position(index, (node.index,), scope)
     if isinstance(node, Entry):
         found = _list_position(index, node.indices, scope)
-        if found is None and IndexName(index) in node.indices:  # x_k, \exp(\theta)_k: k runs over its entries
-            value = _value_without(node.operand, scope)
-            for axis, entry_index in enumerate(node.indices):
-                if value is not None and entry_index == IndexName(index):
-                    return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
         if found is not None:
             return found
+        if IndexName(index) in node.indices and (value := _value_without(node.operand, scope)) is not None:
+            axis = node.indices.index(IndexName(index))  # x_k, \exp(\theta)_k: k runs over its entries
+            return (value.size if len(node.indices) == 1 else value.shape[axis]), ""
     if isinstance(node, SameIndex):  # \mathbb{1}[w_k = w]: k runs over the samples
         return _list_position(index, (node.left, node.right), scope)
     if isinstance(node, Summation) and node.index == index:
@@ -343,9 +324,9 @@ def _power(base: np.ndarray, exponent: float) -> np.ndarray:
 def _combine(left: np.ndarray, right: np.ndarray, operation, what: str) -> np.ndarray:
     """``operation`` entry by entry; a scalar, a row or a column is repeated to fit (numpy's rule)."""
     try:
-        shape = np.broadcast_shapes(left.shape, right.shape)
+        shape: tuple[int, ...] | None = np.broadcast_shapes(left.shape, right.shape)
     except ValueError:
-        raise ShapeError(f"it tries to {what} a {_shape(left)} and a {_shape(right)}") from None
+        shape = None
     if shape not in (left.shape, right.shape) and not (_is_scalar(left) or _is_scalar(right)):
         raise ShapeError(f"it tries to {what} a {_shape(left)} and a {_shape(right)}")
     with np.errstate(all="ignore"):

@@ -26,6 +26,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate
 
 from autograder.written.derivations.lexemes import (
     Atom,
@@ -80,11 +81,10 @@ class Equation:
 
 @dataclass(frozen=True)
 class Renamed:
-    """An equation for the target's part under an index letter of the answer's own: ``u_k`` or
-    ``u_{w_s}`` for the sample vector ``u_{w_k}``, ``u_j`` for ``u_w``. ``letter`` takes the value
-    of the target's ``target_letter``, as a position in the index list ``walks`` when there is one
-    (so that ``u_k`` is the k-th sample's vector, as in the sum ``\\sum_{k=1}^K u_k``), or the
-    place in ``walks`` of the word it holds (``u_{w_s}`` for 2c-ii's repeated sample ``u_w``)."""
+    """An equation for the target's part under an index letter of the answer's own (``u_k`` or
+    ``u_{w_s}`` for the sample vector ``u_{w_k}``): ``letter`` takes the value of ``target_letter``,
+    as a position in the index list ``walks`` (``\\sum_{k=1}^K u_k``), or, ``from_word``, as the place
+    in ``walks`` of the word it holds (``u_{w_s}`` for 2c-ii's repeated sample ``u_w``)."""
 
     letter: str
     target_letter: str
@@ -107,24 +107,20 @@ class Found:
 
 
 def equations(answer: str) -> list[Equation]:
-    """Every equation in the math of ``answer``, in order; those of the last ``Answer:`` line marked.
-    Pasted images (``data:`` and base64) are left out, and of a longer answer the last MAX_ANSWER
-    characters are read: the final formula is at its end."""
+    """Every equation in the math of ``answer``, in order. Pasted images are left out, and of a
+    longer answer the last MAX_ANSWER characters are read: the final formula is at its end."""
     answer = plain_letters(_tail(_LONG_RUN.sub(" ", answer)))
     region = _answer_region(answer)
     newlines = [i for i, char in enumerate(answer) if char == "\n"]
 
-    def line(offset: int) -> int:
-        return bisect_left(newlines, offset) + 1
-
-    def on_answer_line(offset: int) -> bool:
-        return region is not None and region[0] <= offset < region[1]
+    def where(offset: int) -> tuple[int, bool]:  # its line, from 1, and whether it is in the Answer: line's answer
+        return bisect_left(newlines, offset) + 1, region is not None and region[0] <= offset < region[1]
 
     found: list[Equation] = []
     case: tuple[str, str, bool] | None = None  # "For $w = o$:" just before: the case the math answers
     heading = False  # whether that case is said alone at a line's start, as a label
     previous_end = 0
-    maths = _maths(answer)
+    maths = [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in math_in(answer)]
     skip = 0  # maths that a definition by cases in words took as its conditions and values
     for index, (start, end, math, displayed) in enumerate(maths):
         if index < skip:
@@ -133,20 +129,18 @@ def equations(answer: str) -> list[Equation]:
         between = answer[previous_end:start]
         prose = _cases_in_words(answer, maths, index)
         if prose is not None:
-            found += _defined_by_cases(*prose[:2], line(start), on_answer_line(start), displayed)
+            found += _defined_by_cases(*prose[:2], *where(start), displayed)
             skip, previous_end, case = prose[2], maths[prose[2] - 1][1], None
             continue
         introduced = between.strip() in ("", ":") and heading  # "For $w = o$:", a blank line, then the display
-        if case is not None and (
-            len(between) > _CASE_REACH or ("\n\n" in between and not introduced) or ". " in between
-        ):
+        if len(between) > _CASE_REACH or ("\n\n" in between and not introduced) or ". " in between:
             case = None
-        said = _case_said(math)
+        said = _CASE_SAID.fullmatch(math.strip())  # "w = o" or "w \\neq o" alone: the case of the math after it
         if said is not None:
-            case = said
+            case = (said[1], said[3], said[2] == "=")
             heading = len(answer[answer.rfind("\n", 0, start) + 1 : start].strip()) <= _CASE_LABEL  # "If $w = o$:"
         else:
-            listed = [replace(e, case=case) for e in _equations_in(math, line(start), on_answer_line(start), displayed)]
+            listed = [replace(e, case=case) for e in _equations_in(math, *where(start), displayed)]
             if listed and found and math.lstrip().startswith("="):  # "$= ...$" goes on with the math above
                 listed[0] = _continued(found.pop(), listed[0])
             found += listed
@@ -155,14 +149,15 @@ def equations(answer: str) -> list[Equation]:
     code = code_blocks(answer)
     for start, text in plain_formulas(answer, maths):  # "∂J/∂l = ŷ − y", written without $
         case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
-        listed = _equations_in(text, line(start), on_answer_line(start), True)
+        listed = _equations_in(text, *where(start), True)
         found += [replace(e, case=case, in_code=in_code) for e in listed]
+    written = answer[region[0] : region[1]] if region is not None else ""
     if region is not None and not any(e.on_answer_line for e in found):
-        text = answer[region[0] : region[1]].strip().strip("*_").strip()
+        text = written.strip().strip("*_").strip()
         if not _prose(text):  # "Answer: U^T(y_hat - y)", without $
-            found += _equations_in(text, line(region[0]), True, True)
+            found += _equations_in(text, where(region[0])[0], True, True)
     found.sort(key=lambda equation: equation.line)  # the plain lines' among the others, in the answer's order
-    if region is not None and _prose(answer[region[0] : _first_math(answer, region)]):
+    if _prose(written.partition("$")[0]):
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
@@ -177,9 +172,8 @@ _VALUE_OTHERWISE = re.compile(r"^\s*(?:,|;|and|,\s*and)\s*(-?\d+(?:\.\d+)?)\s*,?
 
 
 def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index: int) -> tuple[str, Cases, int] | None:
-    """The math at ``index`` as its left side and the cases its value takes, when the words after
-    it give them, and the index of the first math after them; None otherwise. Both rows must be
-    there: "$y_i = 1$ if $i = o$" alone says nothing of the rest."""
+    """The math at ``index`` as its left side, the cases the words after it give its value, and the
+    index of the first math after them; None unless both rows are there ("$y_i = 1$ if $i = o$")."""
     _, end, math, _ = maths[index]
     if "=" not in math or index + 1 >= len(maths) or not _IF_WORD.fullmatch(answer[end : maths[index + 1][0]]):
         return None
@@ -203,15 +197,14 @@ def _cases_in_words(answer: str, maths: list[tuple[int, int, str, bool]], index:
 
 
 def _defined_by_cases(left: str, cases: Cases, line: int, on_answer_line: bool, displayed: bool) -> list[Equation]:
-    """The equations of a math whose value the words after it give by cases: what comes before its
-    last part as usual, the last part's name defined as the cases."""
+    """A math's equations, the name of its last part defined as ``cases``."""
     *before, name = _top_level_split(left, _SEPARATOR)
     listed = _equations_in(",".join(before), line, on_answer_line, displayed) if before else []
     return [*listed, Equation(_LEADING_WORD.sub("", name.strip()), (cases,), line, on_answer_line, False, displayed)]
 
 
 def _continued(above: Equation, rest: Equation) -> Equation:
-    """The equation above with the parts of a math that starts with ``=``; a formula alone above
+    """The equation above, continued by a math that starts with ``=``; a formula alone above
     (``$\\frac{\\partial}{\\partial v_c}(...)$``) becomes the left side."""
     if above.left:
         return replace(rest, left=above.left, parts=above.parts + rest.parts, boxed=above.boxed or rest.boxed)
@@ -235,12 +228,6 @@ def _prose(text: str) -> bool:
     return len([word for word in words if word.lower() not in GREEK]) >= 2  # "theta" is a letter
 
 
-def _first_math(answer: str, region: tuple[int, int]) -> int:
-    """Where the first math of the Answer line's region starts (its end when it has none)."""
-    first = answer.find("$", region[0], region[1])
-    return first if first != -1 else region[1]
-
-
 def _answer_region(answer: str) -> tuple[int, int] | None:
     """Where the last ``Answer:`` line's answer is: the rest of the line, else what is below it."""
     matches = list(ANSWER_LINE.finditer(answer))
@@ -255,9 +242,8 @@ def _answer_region(answer: str) -> tuple[int, int] | None:
 
 
 def plain_formulas(answer: str, maths: Sequence[tuple[int, int, str, bool]] = ()) -> list[tuple[int, str]]:
-    """The formulas of lines without math delimiters, with their offsets: written in unicode or
-    plain text, or LaTeX typed without ``$`` (a handwriting transcription); lines in ``maths`` are
-    math already."""
+    """The formulas of lines without math delimiters (unicode, plain text, LaTeX typed without
+    ``$``), with their offsets; lines in ``maths`` are math already."""
     found, start = [], 0
     for line in answer.splitlines(keepends=True):
         inside = any(begin < start + len(line) and start < end for begin, end, _, _ in maths)
@@ -276,8 +262,8 @@ _PLAIN_CASE = re.compile(
 
 
 def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
-    """The case a formula written without ``$`` answers: said before it on its line ("for w = o:
-    dJ/duw = ..."), or alone on the line above it ("For w ≠ o:"); None when none is."""
+    """The case said before a formula without ``$`` on its line ("for w = o: dJ/duw = ..."), or
+    alone on the line above it ("For w ≠ o:")."""
     line_start = answer.rfind("\n", 0, start) + 1
     said = list(_PLAIN_CASE.finditer(answer[line_start:start]))
     if not said and line_start > 0:
@@ -289,9 +275,8 @@ def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
 
 
 def _plain_formulas(line: str) -> list[tuple[int, str]]:
-    """Each derivative of a line (∂, ∇) from where it starts ("So ∂J/∂l = ..."; "..., so ∂CE/∂θ =
-    ŷ − y": two), up to a gap of spaces before a remark; else, on a line of math alone, its
-    equations (the definitions "δ₂ = ŷ − y, δ₁ = δ₂ W₂ᵀ ⊙ h ⊙ (1 − h)")."""
+    """Each derivative of a line (∂, ∇; "..., so ∂CE/∂θ = ŷ − y") from where it starts, up to a
+    gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...")."""
     starts = [m.start() for m in _PLAIN_DERIVATIVE.finditer(line) if not _OPERAND.search(line[: m.start()])]
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
@@ -317,19 +302,6 @@ _PROSE_DEFINITION = re.compile(
     r"(?=\s+(?:denotes?|be|is|are|for|where|and|which|applied|as|with|if|when|so|then|in)\b|[,;]\s|(?<!\s)\.\s|\.?\s*$)",
     re.IGNORECASE,
 )
-
-
-def _maths(answer: str) -> list[tuple[int, int, str, bool]]:
-    """The math of ``answer`` (its start and end, what is inside its delimiters, whether it is
-    displayed on a line of its own): ``$...$``, ``$$...$$``, ``\\[...\\]``, ``\\(...\\)`` and display
-    environments (``\\begin{align*}``). Linear in the length of the answer."""
-    return [(m.start, m.end, answer[m.inside_start : m.inside_end], m.display) for m in math_in(answer)]
-
-
-def _case_said(math: str) -> tuple[str, str, bool] | None:
-    """``w = o`` or ``w \\neq o`` as a math of its own: (letter, value, equal), else None."""
-    said = _CASE_SAID.fullmatch(math.strip())
-    return (said[1], said[3], said[2] == "=") if said else None
 
 
 # A side by cases: \begin{cases}, or Mathpix's array between a left brace and nothing.
@@ -363,12 +335,10 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
                 continue
             right = tuple(_side(s) for s in sides[1:] if s)
             if not sides[0] and found:  # "&= ..." continues the equation above, boxed if either is
-                previous = found.pop()
-                found.append(
-                    replace(previous, parts=previous.parts + right, line=where[0], boxed=previous.boxed or boxed)
-                )
-                continue
-            found.append(Equation(sides[0], right, *where))
+                above = found[-1]
+                found[-1] = replace(above, parts=above.parts + right, line=where[0], boxed=above.boxed or boxed)
+            else:
+                found.append(Equation(sides[0], right, *where))
     return found
 
 
@@ -382,12 +352,12 @@ def _side(text: str) -> Side:
 
 
 def _row(formula: str, condition: str) -> tuple[str, str]:
-    """A row of cases as (formula, condition without its words); ``(\\hat y_o - 1) v_c, w = o``
-    written without ``&`` too."""
+    """A row of cases as (formula, condition without its words), ``&`` or a comma between."""
     formula, condition = _BRACED_CELL.sub(r"\1", formula), _BRACED_CELL.sub(r"\1", condition)  # Mathpix: { ... }
     if not condition.strip() and "," in formula:
         formula, _, condition = formula.rpartition(",")
-    return formula.strip().rstrip(","), _condition_text(condition)
+    condition = " ".join(_CONDITION_WORDS.sub(" ", condition).split()).strip(" .,;")  # "\text{if } w = o." -> "w = o"
+    return formula.strip().rstrip(","), condition
 
 
 _BRACED_CELL = re.compile(r"^\s*\{(.*)\}\s*$", re.DOTALL)
@@ -408,24 +378,21 @@ def _unboxed(math: str) -> tuple[str, list[tuple[int, int]]]:
     return math, boxes
 
 
-def case_of(side: Side, letter: str, value: str) -> Side | None:
-    """The row of cases for ``letter`` = ``value`` (``other``: any word but ``o``), None when no
-    row's condition says; ``side`` itself when it is no cases."""
-    if not isinstance(side, Cases):
-        return side
-    for formula, condition in side.rows:
-        equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
-        differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition)
-        if value == "other" and (OTHERWISE.fullmatch(condition) or differs):
-            return formula
-        if equal and value in (equal[1], equal[2]):
-            return formula
-    return None
-
-
-def _condition_text(condition: str) -> str:
-    """A row's condition without its words and punctuation: "\\text{if } w = o." -> "w = o"."""
-    return " ".join(_CONDITION_WORDS.sub(" ", condition).split()).strip(" .,;")
+def case_of(side: Side, case: dict[str, str]) -> Side | None:
+    """The row of a side by cases for ``case`` (``other``: any word but ``o``), None when no row's
+    condition says; the side itself when it is no cases (or, all its rows, when the case names none)."""
+    for letter, value in case.items():
+        if not isinstance(side, Cases):
+            return side
+        for formula, condition in side.rows:
+            equal = re.fullmatch(rf"{letter}\s*=\s*(\w+)|(\w+)\s*=\s*{letter}", condition)
+            differs = re.fullmatch(rf"{letter}\s*(?:\\neq?|!=)\s*(\w+)", condition) or OTHERWISE.fullmatch(condition)
+            if (value == "other" and differs) or (equal and value in equal.groups()):
+                side = formula
+                break
+        else:
+            return None
+    return side
 
 
 _ENVIRONMENT_MARK = re.compile(r"\\(begin|end)\s*\{[A-Za-z*]*\}|\\right\s*\.")
@@ -459,12 +426,11 @@ def _top_level_split(text: str, separator: re.Pattern) -> list[str]:
 @dataclass(frozen=True)
 class Derivative:
     """A left side ``\\frac{\\partial J}{\\partial v_c}``: what is differentiated (None for a word
-    such as ``\\mathrm{CE}``), with respect to what, and the entry letters of
-    ``(\\partial J / \\partial U)_{wj}``."""
+    such as ``\\mathrm{CE}``) and with respect to what."""
 
     wrt: Atom
     numerator: Atom | None
-    entries: tuple[str, ...] = ()
+    entries: tuple[str, ...] = ()  # (w, j) of (\\partial J / \\partial U)_{wj}
     transposed: bool = False  # (\\partial J / \\partial x)^\\top: the answer gives the transpose
 
 
@@ -489,30 +455,28 @@ def derivative_of(left: str) -> Derivative | None:
     if width := _gradient_operator(texts):  # D_x J, grad_x, \operatorname{grad}_x J: as \nabla_x J
         found = [Token("command", "\\nabla", found[0].start, found[width - 1].end), *found[width:]]
         texts = [t.text for t in found]
+    numerator = None
+    depths = accumulate(1 if text in "{([" else -1 if text in "})]" else 0 for text in texts)
     if texts[:3] in (["J", "'", "("], ["L", "'", "("]) and texts[-1] == ")":  # J'(v_c): the loss's, at v_c
-        wrt = atom_at(found, 3)
-        return Derivative(wrt, atom_at(found, 0), entries, transposed) if wrt else None
-    depth = 0
-    for text in texts:  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
-        depth += 1 if text in "{([" else -1 if text in "})]" else 0
-        if depth == 0 and text in _NOT_IN_DERIVATIVE:
-            return None
-    if not texts or texts[0] not in _DERIVATIVE_START:
+        wrt, numerator = atom_at(found, 3), atom_at(found, 0)
+    elif any(depth == 0 and text in _NOT_IN_DERIVATIVE for depth, text in zip(depths, texts)):
+        return None  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
+    elif not texts or texts[0] not in _DERIVATIVE_START:
         return None
-    if "\\nabla" in texts:
+    elif "\\nabla" in texts:
         at = texts.index("\\nabla")
         plain = texts[at + 2 : at + 3] != ["{"]  # grad_vc: the letters after "_" name what it is taken for
         wrt = atom_at(found, at + 2, subscript=not plain, plain=plain) if texts[at + 1 : at + 2] == ["_"] else None
-        return Derivative(wrt, None, entries, transposed) if wrt else None
-    marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
-    if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
-        return None
-    last = marks[-1]
-    if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
-        wrt = atom_at(found, last + 2, subscript=True)
-        return Derivative(wrt, None, entries, transposed) if wrt else None
-    wrt = atom_at(found, last + 1, plain=True)
-    return Derivative(wrt, atom_at(found, marks[0] + 1), entries, transposed) if wrt else None
+    else:
+        marks = [i for i, t in enumerate(found) if t.text == "\\partial" or _is_d(found, i)]
+        if len(marks) < 2 and not (marks and texts[marks[-1] + 1 : marks[-1] + 2] == ["_"]):
+            return None
+        last = marks[-1]
+        if texts[last + 1 : last + 2] == ["_"]:  # \partial_{v_c} J
+            wrt = atom_at(found, last + 2, subscript=True)
+        else:
+            wrt, numerator = atom_at(found, last + 1, plain=True), atom_at(found, marks[0] + 1)
+    return Derivative(wrt, numerator, entries, transposed) if wrt else None
 
 
 _GRAD = ["g", "r", "a", "d"]
@@ -520,9 +484,8 @@ _GRADIENT_OPERATORS = (_GRAD, *(["\\" + word, "{", *_GRAD, "}"] for word in ("op
 
 
 def _gradient_operator(texts: list[str]) -> int:
-    """How many tokens an operator of gradients other than ``\\nabla`` takes at the start of a left
-    side (``grad_x``, ``\\operatorname{grad}_{v_c} J``; ``D_x J`` with the loss after it, ``D_x``
-    alone being a size): 0 for none."""
+    """How many tokens a gradient operator other than ``\\nabla`` takes at the start of a left
+    side (``grad_x``, ``\\operatorname{grad}_{v_c} J``, ``D_x J``; ``D_x`` alone is a size): 0 for none."""
     for spelled in _GRADIENT_OPERATORS:
         if texts[: len(spelled)] == spelled and texts[len(spelled) : len(spelled) + 1] == ["_"]:
             return len(spelled)
@@ -532,18 +495,15 @@ def _gradient_operator(texts: list[str]) -> int:
 def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...], bool]:
     """``(\\frac{...}{...})_{wj}`` as the derivative inside and its entry letters;
     ``(\\partial J / \\partial x)^\\top`` as the derivative inside, transposed."""
-    if not found or found[0].text not in ("(", "["):
+    depths = accumulate(1 if t.text in "([" else -1 if t.text in ")]" else 0 for t in found)
+    index = next((index for index, depth in enumerate(depths) if depth == 0), None)  # where the first closes
+    if not found or found[0].text not in ("(", "[") or index is None:
         return found, (), False
-    depth = 0
-    for index, token in enumerate(found):
-        depth += 1 if token.text in "([" else -1 if token.text in ")]" else 0
-        if depth == 0:
-            rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
-            if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
-                return found[1:index], tuple(rest[1:]), False
-            if superscript_transposes(found[index + 1 :]):
-                return found[1:index], (), True
-            return found, (), False
+    rest = [t.text for t in found[index + 1 :] if t.text not in "{},"]
+    if rest[:1] == ["_"] and rest[1:] and all(len(t) == 1 and t.isalpha() for t in rest[1:]):
+        return found[1:index], tuple(rest[1:]), False
+    if superscript_transposes(found[index + 1 :]):
+        return found[1:index], (), True
     return found, (), False
 
 
@@ -567,14 +527,9 @@ def _fits(equation: Equation, case: dict[str, str]) -> bool:
     return (wanted == value) == equal if wanted != "other" else not equal
 
 
-def _answers_case(equation: Equation, case: dict[str, str]) -> bool:
-    return equation.case is not None and equation.case[0] in case and _fits(equation, case)
-
-
 @dataclass(frozen=True)
 class AnswerMath:
-    """The equations of an answer, found once for all the formulas its question asks for, and
-    whether the answer is one line (whose one formula may stand alone)."""
+    """The equations of an answer, found once for all the formulas its question asks for."""
 
     equations: tuple[Equation, ...]
     one_line: bool
@@ -603,19 +558,17 @@ _IN_WORDS = re.compile(
 
 # "$w$ is drawn $m$ times", "sampled $N$ times": a name said to count the samples, in words.
 _TIMES_IN_WORDS = re.compile(
-    r"(drawn|sampled|picked|chosen)\s+\$([^$\n]{1,12})\$\s+times\b[^.;\n]{0,120}",
-    re.IGNORECASE,
+    r"(drawn|sampled|picked|chosen)\s+\$([^$\n]{1,12})\$\s+times\b[^.;\n]{0,120}", re.IGNORECASE
 )
 
 
 def final_formula(
     math: AnswerMath, target: Target, case_key: str, vocabulary: Vocabulary, alone: bool, case: dict[str, str]
 ) -> Found | None:
-    """The final formula of an answer for ``target`` (for its case written ``case_key``: ``u_o``,
-    or the target's own key); ``alone``: the question asks for this formula only. Equations for the
-    whole (``\\partial J / \\partial \\theta``) and for its entries (``\\partial J / \\partial
-    \\theta_j``, ``\\partial h_i / \\partial x_j``) count alike; one for the case (``u_o``) wins over
-    one for every case (``u_w``)."""
+    """The final formula of an answer for ``target`` (for its case written ``case_key``: ``u_o``);
+    ``alone``: the question asks for this formula only. Equations for the whole and for its entries
+    (``\\partial J / \\partial \\theta_j``) count alike; one for the case (``u_o``) wins over one for
+    every case (``u_w``)."""
     listed = math.equations
     target_key = key_of(target.wrt)
     target_name = vocabulary.symbols.get(target_key, target_key)
@@ -625,7 +578,7 @@ def final_formula(
         derivative = derivative_of(equation.left) if equation.left and equation.parts else None
         if derivative is None or not _fits(equation, case):
             continue
-        specific = _answers_case(equation, case)
+        specific = equation.case is not None and equation.case[0] in case  # said for this case
         wrt = vocabulary.symbols.get(derivative.wrt.key, derivative.wrt.key)  # X spells x
         if wrt in (case_name, target_name) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
@@ -634,17 +587,14 @@ def final_formula(
         elif entries := _entries(derivative, target, target_key, vocabulary):
             matching.append(_Match(position, entries, specific))
         elif (renamed := _renamed(derivative, target, vocabulary, case)) is not None:
-            renamed_match = _Match(position, specific=specific, renamed=renamed[0], rank=renamed[1])
-            matching.append(replace(renamed_match, transposed=derivative.transposed))
-    if any(not listed[m.position].in_code for m in matching):  # code below an answer is its implementation
-        matching = [m for m in matching if not listed[m.position].in_code]
-    if any(m.specific for m in matching):
-        matching = [m for m in matching if m.specific]
-    if any(not _zero(listed[m.position]) for m in matching):  # "= 0": when it vanishes, not what it is
-        matching = [m for m in matching if not _zero(listed[m.position])]
-    if matching:  # the handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j
-        best = min(m.rank for m in matching)
-        matching = [m for m in matching if m.rank == best]
+            matching.append(_Match(position, (), specific, *renamed, transposed=derivative.transposed))
+    # Code below an answer is its implementation; "= 0" says when it vanishes, not what it is; the
+    # handout's own name wins over another letter, u_k and u_{w_s} over u_w or u_j.
+    kept = (lambda m: not listed[m.position].in_code, lambda m: m.specific, lambda m: not _zero(listed[m.position]))
+    for keep in kept:
+        matching = [m for m in matching if keep(m)] or matching
+    best = min((m.rank for m in matching), default=0)
+    matching = [m for m in matching if m.rank == best]
     lone = [_Match(position) for position, e in enumerate(listed) if not e.left] if alone else []
     for pick, where, alone_too in _PICKS:
         chosen = [m for m in matching if pick(listed[m.position])]
@@ -683,12 +633,11 @@ def _zero(equation: Equation) -> bool:
 
 @dataclass(frozen=True)
 class _Match:
-    """An equation that answers the target: its position, the letters of an equation for entries,
-    whether it was said for the case, and the target's index under another letter."""
+    """An equation that answers the target, and how (see :class:`Found`)."""
 
     position: int
     entries: tuple[str, ...] = ()
-    specific: bool = False
+    specific: bool = False  # said for the case
     renamed: Renamed | None = None
     rank: int = 0  # how close to the target's own name (see _renamed)
     transposed: bool = False
@@ -698,10 +647,9 @@ def _renamed(
     derivative: Derivative, target: Target, vocabulary: Vocabulary, case: dict[str, str]
 ) -> tuple[Renamed, int] | None:
     """How an equation for a part of the target's family names the target's index with a letter
-    of its own (``\\partial J / \\partial u_k`` or ``u_{w_s}`` for ``u_{w_k}``; ``u_j`` for
-    ``u_w``), with its rank: 1 when it keeps the letter or the index list (``u_k``, ``u_{w_s}``),
-    2 for another letter, which may name any word (``u_w = 0`` for the words not drawn); or None.
-    A named index (``u_o``) is another part, never a renaming."""
+    of its own (:class:`Renamed`), with its rank: 1 when it keeps the letter or the index list
+    (``u_k``, ``u_{w_s}``), 2 for another letter, which may name any word (``u_w = 0`` for the words
+    not drawn). A named index (``u_o``) is another part, never a renaming."""
     wanted = atom_at(tokens(target.wrt), 0)
     wrt = derivative.wrt
     if wanted is None or wrt.stem != wanted.stem or wrt.stem not in vocabulary.families or derivative.entries:
@@ -721,8 +669,7 @@ def _renamed(
 
 
 def _index_letter(subscript: tuple[Token, ...], vocabulary: Vocabulary) -> tuple[str, str]:
-    """(the index list walked, the letter) of a subscript ``w`` (("", "w")) or ``w_k`` (("w", "k")),
-    else ("", "")."""
+    """(the index list walked, the letter) of a subscript ``w`` or ``w_k``, else ("", "")."""
     texts = [token.text for token in subscript if token.text not in "{}"]
     kinds = [token.kind for token in subscript if token.text not in "{}"]
     if kinds == ["letter"]:
@@ -735,21 +682,15 @@ def _index_letter(subscript: tuple[Token, ...], vocabulary: Vocabulary) -> tuple
 def _entries(derivative: Derivative, target: Target, target_key: str, vocabulary: Vocabulary) -> tuple[str, ...]:
     """The entry letters of an equation for entries of ``target`` (``\\theta_j``: (j,);
     ``\\partial h_i / \\partial x_j``: (i, j); ``(\\partial J/\\partial U)_{wj}``: (w, j)), else ()."""
-    if derivative.entries:
-        if derivative.wrt.key == target_key and _differentiates(derivative.numerator, target, vocabulary):
-            return derivative.entries
-        return ()
-    wrt = derivative.wrt
-    letters = _entry_letters(wrt, target_key)
-    if len(letters) == 2 and _differentiates(derivative.numerator, target, vocabulary):
-        return letters  # U_{wi}, U_{w,i}: an entry of a matrix
-    if len(letters) != 1:
-        return ()
-    letter = letters[0]
     numerator = derivative.numerator
-    if target.of and numerator is not None and numerator.stem == key_of(target.of) and len(numerator.subscript) == 1:
-        return (numerator.subscript[0].text, letter)
-    return (letter,) if _differentiates(numerator, target, vocabulary) else ()
+    if derivative.entries:
+        letters = derivative.entries if derivative.wrt.key == target_key else ()
+    else:
+        letters = _entry_letters(derivative.wrt, target_key)  # U_{wi}, U_{w,i}: an entry of a matrix
+        if len(letters) == 1 and target.of and numerator is not None and numerator.stem == key_of(target.of):
+            if len(numerator.subscript) == 1:  # \partial h_i / \partial x_j
+                return (numerator.subscript[0].text, letters[0])
+    return letters if letters and _differentiates(numerator, target, vocabulary) else ()
 
 
 def _entry_letters(wrt: Atom, target_key: str) -> tuple[str, ...]:
@@ -771,8 +712,7 @@ def _entry_letters(wrt: Atom, target_key: str) -> tuple[str, ...]:
 
 def _differentiates(numerator: Atom | None, target: Target, vocabulary: Vocabulary) -> bool:
     """Whether the numerator is what ``target`` differentiates: its ``of``, else the loss (``J``,
-    ``J_{\\text{neg}}``, ``L``, ``\\mathcal{L}``, ``E``, ``\\mathrm{CE}``), never an intermediate
-    quantity (``\\partial \\theta_w / \\partial u_w``)."""
+    ``\\mathcal{L}``, ``\\mathrm{CE}``), never an intermediate quantity (``\\partial \\theta_w / \\partial u_w``)."""
     if target.of:
         return numerator is not None and vocabulary.symbols.get(numerator.key) == vocabulary.symbols[key_of(target.of)]
     # dj/dl typed on a phone names the loss J too

@@ -38,12 +38,11 @@ def draw(
     trial: int = 0,
     small: bool = False,
 ) -> Draw:
-    """Random values of every symbol; defined symbols computed from the others, in order. With a
-    ``batch`` of examples, each symbol of one example (``per_example``) holds one row per example
-    (a one-hot row each at an index of its own), and the others are shared by all. A list that
-    ``repeats`` its first index holds it 2, 3, ... times as ``trial`` grows, so that no constant
-    passes for a count. ``small``: entries -1, 0 or 1, whose sums are exact in any order, so that
-    ``x W + b_1`` can be exactly 0. ``vocabulary``: the notation's, to read the definitions with."""
+    """Random values of every symbol, the defined ones computed from the others. With a ``batch``, a
+    ``per_example`` symbol holds one row per example (a one-hot each its own), the others are shared.
+    A list that ``repeats`` its first index holds it 2, 3, ... times as ``trial`` grows, so that no
+    constant passes for a count. ``small``: entries -1, 0 or 1, whose sums are exact in any order, so
+    that ``x W + b_1`` can be exactly 0."""
     normal: Callable[..., Any] = partial(rng.integers, -1, 2) if small else rng.normal
     named: dict[str, int] = {}
     lists: dict[str, np.ndarray] = {}
@@ -89,7 +88,7 @@ def kink_draw(
 ) -> Draw:
     """A draw of small integers in which one of the reference's ``kinks`` (``x W + b_1`` of
     ``\\mathbb{1}[x W + b_1 > 0]``) is exactly 0 in some entry and not in all: there ``>`` and
-    ``\\geq`` differ, as does a ReLU' that is not 0 at 0. The last one tried when none is."""
+    ``\\geq`` differ, as does a ReLU' that is not 0 at 0."""
     values = draw(notation, vocabulary, rng, batch, small=True)
     for _ in range(KINK_TRIES):
         scope = scope_of(notation, values, None, {})
@@ -107,13 +106,9 @@ def _partly_zero(node: Node, scope: Scope) -> bool:
     return bool(zero.any() and not zero.all())
 
 
-def _is_vector(value: np.ndarray) -> bool:
-    return value.ndim == 2 and 1 in value.shape and value.size > 1
-
-
 def oriented(value: np.ndarray, vectors: str) -> np.ndarray:
     """A vector as a row or a column; anything else as it is."""
-    if not _is_vector(value):
+    if not (value.ndim == 2 and 1 in value.shape and value.size > 1):
         return value
     return value.reshape(1, -1) if vectors == "row" else value.reshape(-1, 1)
 
@@ -135,15 +130,8 @@ def scope_of(notation: Notation, values: Draw, convention: Convention | None, bo
         parts[family.base] = partial(_row, whole, vectors) if family.part == "row" else partial(_entry_of, whole)
         counts[family.base] = whole.shape[0] if family.part == "row" else whole.size
     lengths = {index.name: index.length for index in notation.indices if index.length}
-    return Scope(
-        symbols,
-        parts,
-        counts,
-        dict(notation.dims),
-        dict(values.lists),
-        lengths,
-        {name: (value, "") for name, value in {**values.named, **bound}.items()},
-    )
+    indices = {name: (value, "") for name, value in {**values.named, **bound}.items()}
+    return Scope(symbols, parts, counts, dict(notation.dims), dict(values.lists), lengths, indices)
 
 
 def _row(matrix: np.ndarray, vectors: str, index: int) -> np.ndarray:

@@ -94,8 +94,7 @@ class Verdict:
 @dataclass(frozen=True)
 class Reading:
     """How a student's formula is computed: its tree, the letters of an equation for entries
-    (``\\partial J / \\partial \\theta_j``: the vector whose entry j it gives), and whether
-    ``\\cdot`` between two vectors is their dot product."""
+    (``\\partial J / \\partial \\theta_j``), and whether ``\\cdot`` of two vectors is their dot product."""
 
     tree: Node
     entries: tuple[str, ...] = ()
@@ -113,10 +112,9 @@ def compare(
     entries: tuple[str, ...] = (),
     renamed: Renamed | None = None,
 ) -> tuple[Status, str, str]:
-    """(equal or not equal, one way they differ, the convention under which they are equal) of two
-    read formulas, trying ``conventions`` in order. A ``\\cdot`` between two
-    vectors is read both ways (a dot product, or entry by entry as ``\\sigma(z) \\cdot (1 - \\sigma(z))``
-    means); one reading equal to the reference is the one the student meant."""
+    """(equal or not equal, one way they differ, the convention under which they are equal), trying
+    ``conventions`` in order. A ``\\cdot`` between two vectors is read both ways (a dot product, or
+    entry by entry); one reading equal to the reference is the one the student meant."""
     rng = np.random.default_rng(20261125)
     batches = sorted({notation.dims[c.batch] if c.batch else 1 for c in conventions})
     draws = {batch: [draw(notation, vocabulary, rng, batch, trial) for trial in range(TRIALS)] for batch in batches}
@@ -262,8 +260,10 @@ def notation_problems(notation: Notation) -> list[str]:
     """What the reader cannot read in ``notation``, each with its fix: a spelling that is not one
     symbol (``'Wx'``: ``W_x``, or ``W`` and ``x`` apart), or a definition it cannot read."""
     problems = []
-    for what, spellings in _spellings(notation):
-        for spelling in spellings:
+    spellings = [(f"a spelling of {s.latex}", (s.latex, *s.spellings)) for s in notation.symbols]
+    spellings += [(f"a spelling of the family {f.base}", (f.base, *f.spellings)) for f in notation.families]
+    for what, spelled in spellings:
+        for spelling in spelled:
             try:
                 key_of(spelling)
             except ReadError:
@@ -282,16 +282,9 @@ def notation_problems(notation: Notation) -> list[str]:
     return problems
 
 
-def _spellings(notation: Notation) -> list[tuple[str, tuple[str, ...]]]:
-    return [(f"a spelling of {s.latex}", (s.latex, *s.spellings)) for s in notation.symbols] + [
-        (f"a spelling of the family {f.base}", (f.base, *f.spellings)) for f in notation.families
-    ]
-
-
 def judge(answer: str, question: DerivationQuestion) -> Verdict:
-    """The verdict on ``answer``: every target's final formula read and compared. Whatever the
-    answer holds, this returns a verdict: a student's text may make a formula unreadable, never
-    the grading fail."""
+    """The verdict on ``answer``, every target's final formula read and compared: a student's text
+    may make a formula unreadable, never the grading fail."""
     vocabulary = Vocabulary(question.notation)
     conventions = _stated(answer, question.conventions)
     parts = []
@@ -319,7 +312,7 @@ def read_final(
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
     vocabulary = defined_names(found.after, defined_names(found.before, _said(math.in_words, vocabulary)), later=True)
-    side = _case_row(found.latex, case)
+    side = case_of(found.latex, case)
     if side is None:
         return found, None, f"its cases have no row for {_condition(case)}"
     try:
@@ -336,28 +329,20 @@ def _shown_side(side: Side) -> str:
 
 
 def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bool = False) -> Vocabulary:
-    """``vocabulary`` with the names ``equations`` define (``\\delta_1 = ...``, and the handout's
-    own names: ``\\hat y = \\sigma(U v_c)`` is what that answer means by ``\\hat y``): each stands
-    for the last part of its definition that can be read, as the student wrote it. A handout's name
-    set to a name or a number (``\\hat y = y`` in "it is zero when ...") is a condition, not a
-    definition. An entry under a letter of the answer's own (``\\hat y_w = \\sigma(u_w^\\top v_c)``)
-    defines every entry. Definitions are read in the order their names need, at any depth: backprop
-    written top down (``\\delta_1 = \\delta_2 W_2^\\top ...`` before ``\\delta_2 = \\hat y - y``)
-    is read bottom up: a name of the answer's own (:meth:`Vocabulary.own_name`) means nothing until
-    its definition is read, so a definition that uses it waits for it. One whose definition cannot
-    be read (a name it needs is missing, or two need each other) never falls back to another meaning
-    (``a_2`` as entry 2 of ``a``, a spelling of ``h``): a formula that uses it is unreadable, and
-    says why. ``later``: equations below the final formula ("where $\\delta_1 = ...$"), which
-    define only what the answer above did not."""
+    """``vocabulary`` with the names ``equations`` define, each as the last part of its definition
+    that reads (``\\hat y = \\sigma(U v_c)`` is what that answer means by ``\\hat y``); a handout's name
+    set to a name or a number is a condition (``\\hat y = y``), not a definition. Definitions are read
+    in the order their names need (backprop written top down is read bottom up); one that cannot be
+    read never falls back to another meaning (``a_2`` as entry 2 of ``a``): a formula that uses it is
+    unreadable, and says why. ``later``: equations below the final formula, which define only what
+    the answer above did not."""
     pending = list(equations)
     declared = {key: e.parts[-1] for e in pending if e.left and (key := defined_name(e.left, vocabulary)) is not None}
-    vocabulary = vocabulary.with_unread_definitions(
-        {
-            key: latex
-            for key, latex in declared.items()
-            if vocabulary.own_name(key) and key not in vocabulary.definitions
-        }
-    )
+    # A name of the answer's own means nothing until its definition is read: one that uses it waits for it.
+    own = {
+        key: latex for key, latex in declared.items() if vocabulary.own_name(key) and key not in vocabulary.definitions
+    }
+    vocabulary = vocabulary.with_unread_definitions(own)
     while pending:  # each round defines at least one more name, or ends
         unread = []
         for equation in pending:
@@ -380,32 +365,43 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
     definition none of whose parts can be read with it yet."""
     function = defined_function(equation.left, vocabulary) if equation.left else None
     if function is not None:
-        return _function_defined(equation, vocabulary, *function)
+        # \sigma'(x) = \sigma(x)\sigma(1-x) means that, not the true derivative; unread, or by cases in words
+        # ("1 if z > 0, 0 otherwise": a number), it means nothing, not the notation's function of that name.
+        inside, parameter = vocabulary.with_parameter(function[1])
+        body = _last_read(equation, inside)
+        return vocabulary.with_function(function[0], parameter, None if isinstance(body, Number) else body)
     key = defined_name(equation.left, vocabulary) if equation.left else None
     entry = vocabulary.entry_defined(key) if key else None  # \hat y_w = ...: every entry of \hat y
     if key is None or not (entry or vocabulary.defines(key)):
         return vocabulary
     if later and (key in vocabulary.definitions or (entry and entry[0] in vocabulary.entry_definitions)):
         return vocabulary
+    node = _last_read(equation, vocabulary)
+    if node is None:
+        return None
+    if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
+        return vocabulary  # a condition ("when \hat y = y"), not a definition
+    if _own_class(key, node, vocabulary):
+        return vocabulary.restated(key)  # the handout's one-hot, its index under a name of the answer's own
+    if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
+        return vocabulary  # the handout's own definition restated: its name reads better in feedback
+    return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
+
+
+def _last_read(equation: Equation, vocabulary: Vocabulary) -> Node | None:
+    """The last part of ``equation`` that ``vocabulary`` reads, as the student wrote it."""
     for part in reversed(equation.parts):
         try:
-            node, _ = read_side(part, vocabulary)
+            return read_side(part, vocabulary)[0]
         except ReadError:
             continue
-        if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
-            return vocabulary  # a condition ("when \hat y = y"), not a definition
-        if _own_class(key, node, vocabulary):
-            return vocabulary.restated(key)  # the handout's one-hot, its index under a name of the answer's own
-        if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
-            return vocabulary  # the handout's own definition restated: its name reads better in feedback
-        return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
     return None
 
 
 def _said(in_words: tuple[tuple[str, str], ...], vocabulary: Vocabulary) -> Vocabulary:
     """``vocabulary`` with the names the answer defines in words that do not say what the notation
-    means by them (``$c_w$ is the number of times w is in the window``, where ``c_w`` spells the
-    count of w among the samples): such a name means what its words say, which is not read."""
+    means by them (``$c_w$ is the number of times w is in the window``): such a name means its words,
+    which are not read."""
     for name, words in in_words:
         key = defined_name(name)
         pattern = vocabulary.said.get(vocabulary.symbol_named(key)) if key else None
@@ -445,22 +441,6 @@ def _own_class(key: str, node: Node, vocabulary: Vocabulary) -> bool:
     return isinstance(name, IndexName) and name.name.isalpha() and name.name not in taken
 
 
-def _function_defined(equation: Equation, vocabulary: Vocabulary, function: str, letter: str) -> Vocabulary:
-    """``vocabulary`` with ``function`` meaning what the answer defines it as (``\\sigma'(x) =
-    \\sigma(x)\\sigma(1-x)`` is that, not the true derivative), by the last part that can be read;
-    when none can, it means nothing, rather than what the notation's function of that name is."""
-    inside, parameter = vocabulary.with_parameter(letter)
-    for part in reversed(equation.parts):
-        try:
-            body, _ = read_side(part, inside)
-        except ReadError:
-            continue
-        if isinstance(body, Number):  # "ReLU'(z) = 1 if z > 0, 0 otherwise": its cases in words, unread
-            break
-        return vocabulary.with_function(function, parameter, body)
-    return vocabulary.with_function(function, parameter, None)
-
-
 def _the_handouts(symbol: str, node: Node, vocabulary: Vocabulary) -> bool:
     """Whether ``node`` is, as written, the handout's definition of ``symbol``."""
     define = vocabulary.defined_as.get(symbol, "")
@@ -477,13 +457,9 @@ _HANDOUTS_OWN = re.compile(r"handout|course|original|assignment")
 
 def _stated(answer: str, conventions: tuple[Convention, ...]) -> tuple[Convention, ...]:
     """The conventions of the vectors the answer says it uses ("with column vectors"; "the handout's
-    row vectors" names no choice); when it says none (or both), those of the handout's own vectors,
-    the first convention's: vectors are what the handout says unless the answer says otherwise, as
-    the handouts tell students. A formula right only under vectors the answer did not choose is not
-    right: ``(\\hat y - y)^\\top v_c`` is the outer product with row vectors, and no product at all
-    with the handout's columns. A convention that must be stated (:attr:`Convention.stated_by`)
-    holds only where the answer states it, and there it is the only one: an answer that says it
-    uses the denominator layout is judged in that layout."""
+    row vectors" names no choice), else those of the handout's own vectors: a formula right only under
+    vectors the answer did not choose is not right. A convention with :attr:`Convention.stated_by`
+    holds only where the answer states it, and there it is the only one."""
     text = answer.lower()
     conventions = tuple(c for c in conventions if not c.stated_by or re.search(c.stated_by, answer, re.IGNORECASE))
     conventions = tuple(c for c in conventions if c.stated_by) or conventions  # a layout it says it uses
@@ -559,16 +535,12 @@ def symbols_of(notation: Notation) -> list[str]:
 
 
 def final_formulas(questions: dict[str, DerivationQuestion]) -> str:
-    """The handout's paragraph on the final formulas the grader reads, from the assignment's own
-    derivation questions and notation (``handouts`` writes it where the handout says
-    ``<!-- final formulas -->``)."""
+    """The handout's paragraph on the final formulas the grader reads, written by ``handouts``
+    where the handout says ``<!-- final formulas -->``."""
     symbols = list(dict.fromkeys(s for question in questions.values() for s in symbols_of(question.notation)))
     first = next((t for question in questions.values() for t in question.targets), None)
-    example = (
-        f"\\frac{{\\partial {first.of or 'J'}}}{{\\partial {first.wrt}}}"
-        if first
-        else "\\frac{\\partial J}{\\partial x}"
-    )
+    of, wrt = (first.of or "J", first.wrt) if first else ("J", "x")
+    example = f"\\frac{{\\partial {of}}}{{\\partial {wrt}}}"
     return textwrap.fill(
         f"**Final formulas, read by machine.** In {', '.join(questions)}, the grader also reads the final formula "
         "of your derivation (a TA grades the derivation either way). It reads the equation with the derivative "
@@ -597,17 +569,6 @@ def how_to_write(question: DerivationQuestion, target: Target, equation_found: b
         f"$$\\frac{{\\partial {target.of or 'J'}}}{{\\partial {target.wrt}}} = ...$$ "
         f"(or on a line of its own starting with 'Answer:'), with {names}"
     )
-
-
-def _case_row(side: Side, case: dict[str, str]) -> Side | None:
-    """The row of a side by cases that answers ``case`` (for a case of no index, all its rows, read
-    with their conditions); the side itself when it is no cases."""
-    for letter, value in case.items():
-        row = case_of(side, letter, value)
-        if row is None:
-            return None
-        side = row
-    return side
 
 
 def _judge_case(
