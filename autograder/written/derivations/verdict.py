@@ -335,7 +335,21 @@ def defined_names(equations: tuple[Equation, ...], vocabulary: Vocabulary, later
     in the order their names need (backprop written top down is read bottom up); one that cannot be
     read never falls back to another meaning (``a_2`` as entry 2 of ``a``): a formula that uses it is
     unreadable, and says why. ``later``: equations below the final formula, which define only what
-    the answer above did not."""
+    the answer above did not. A handout's name the answer defines anew means its definition in every
+    other definition, one written above it too (``g = \\hat y - y`` before ``\\hat y = \\sigma(U v_c)``)."""
+    defined = _in_order(equations, vocabulary, later)
+    again = vocabulary
+    for key, node in defined.definitions.items():
+        if key in vocabulary.symbols and key not in vocabulary.definitions:
+            again = again.with_definition(key, node)
+    for symbol, (letter, node) in defined.entry_definitions.items():
+        if symbol not in vocabulary.entry_definitions:
+            again = again.with_entry_definition(symbol, letter, node)
+    # The second reading keeps the first's meaning of the handout's names (as ``later`` does).
+    return defined if again is vocabulary else _in_order(equations, again, later=True)
+
+
+def _in_order(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bool) -> Vocabulary:
     pending = list(equations)
     declared = {key: e.parts[-1] for e in pending if e.left and (key := defined_name(e.left, vocabulary)) is not None}
     # A name of the answer's own means nothing until its definition is read: one that uses it waits for it.
