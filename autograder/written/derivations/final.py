@@ -64,7 +64,9 @@ _LEADING_WORD = re.compile(
 )
 # Implications end an equation too: "= 0 \iff U^T \hat y = u_o" is two statements, not one chain.
 _IMPLIES = r"\\(?:iff|implies|impliedby|Leftrightarrow|Longleftrightarrow|Rightarrow|Longrightarrow)(?![A-Za-z])|[⟺⇔⟹⇒]"
-_SEPARATOR = re.compile(rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]|{_IMPLIES}")
+_SEPARATOR = re.compile(
+    rf"\\qquad|\\quad|\\(?:text|mbox|textrm)\{{\s*(?:{_REMARK})\b|(?<!\\)[,;]|{_IMPLIES}|\s(?:and|where)\s"
+)
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,8 @@ def equations(answer: str) -> list[Equation]:
         case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
         listed = _equations_in(text, *where(start), True)
         found += [replace(e, case=case, in_code=in_code) for e in listed]
+    for name, meaning, offset in _named_in_words(answer):  # "I write $q$ for $\\hat y$": q = \\hat y
+        found.append(Equation(name, (meaning,), where(offset)[0]))
     written = answer[region[0] : region[1]] if region is not None else ""
     if region is not None and not any(e.on_answer_line for e in found):
         text = written.strip().strip("*_").strip()
@@ -161,6 +165,35 @@ def equations(answer: str) -> list[Equation]:
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
+
+
+def _named_in_words(answer: str) -> list[tuple[str, str, int]]:
+    """Names an answer gives in words, as (name, meaning, offset): "I write $q$ for the output $\\hat
+    y$ and $t$ for $y$", "let $g$ denote $\\hat y - y$", "let g denote ŷ − y" (a formula, not words)."""
+    found = []
+    for sentence in _WRITE_FOR.finditer(answer):
+        found += [(m["name"], m["meaning"], sentence.start() + m.start()) for m in _FOR.finditer(sentence[0])]
+    for m in _DENOTES.finditer(answer):
+        meaning = m["math"] or m["plain"]
+        if meaning and (m["math"] or _OPERATOR.search(meaning)):
+            found.append(((m["name"] or m["bare"]).strip(), meaning.strip(), m.start()))
+    return found
+
+
+_WRITE_FOR = re.compile(r"\b(?:write|writing|use|using)\s+\$[^$\n]{1,12}\$\s+for\b[^.\n]*", re.IGNORECASE)
+# The meaning is the math that names what the words say ("the softmax output $\\hat y$"), not math
+# inside them ("the number of times $w$ occurs", "the one-hot vector of $o$").
+_FOR = re.compile(
+    r"\$(?P<name>[^$\n]{1,12})\$\s+for\s+(?:(?:(?!and\b|of\b|in\b|at\b|among\b)[^$\n,;\s]+\s+){0,5})"
+    r"\$(?P<meaning>[^$\n]{1,80})\$(?=\s*(?:[,.;:()]|and\b|$))",
+    re.MULTILINE,
+)
+_DENOTES = re.compile(
+    r"\blet\s+(?:\$(?P<name>[^$\n]{1,12})\$|(?P<bare>[^\s$]{1,8}))\s+denotes?\s+"
+    r"(?:\$(?P<math>[^$\n]{1,80})\$|(?P<plain>[^$\n]{1,80}?)(?=\.\s|\.?$|[,;]))",
+    re.IGNORECASE | re.MULTILINE,
+)
+_OPERATOR = re.compile(r"[-−+*/^⊙∘·σΣ∑ᵀ()]")
 
 
 # A definition by cases in words: "$y_i = 1$ if $i = o$ and $0$ otherwise", "$d = 1$ when $z > 0$,
@@ -276,8 +309,15 @@ def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
 
 def _plain_formulas(line: str) -> list[tuple[int, str]]:
     """Each derivative of a line (∂, ∇; "..., so ∂CE/∂θ = ŷ − y") from where it starts, up to a
-    gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...")."""
-    starts = [m.start() for m in _PLAIN_DERIVATIVE.finditer(line) if not _OPERAND.search(line[: m.start()])]
+    gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...").
+    A bold label before them ("**Final:**") is no part of them."""
+    line = _BOLD_LABEL.sub(lambda label: " " * len(label[0]), line)
+    starts: list[int] = []
+    for match in _PLAIN_DERIVATIVE.finditer(line):
+        before = line[: match.start()]
+        # after an operator, or after "=" of the line's derivative ("∂J/∂x = ∂J/∂z₁ · W₁ᵀ"), it is an operand
+        if not _OPERAND.search(before) and not (starts and before.rstrip().endswith("=")):
+            starts.append(match.start())
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
         return [(begin, _SENTENCE_END.split(line[begin:end].strip())[0]) for begin, end in pieces]
@@ -287,6 +327,7 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
 
 
+_BOLD_LABEL = re.compile(r"^\s*(\*\*|__)[^*_=\n]{1,40}?\1")
 # A line that defines a name in plain text: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)".
 _PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)")
 
