@@ -127,7 +127,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2c-i",
     ),
     Spelling(
-        r"`\begin{cases}` (Mathpix's `\left\{\begin{array}`), or each case after it is named (`for $w = o$:`; "
+        r"`\begin{cases}` (Mathpix's `\left\{\begin{array}`, Word's `\left\{\begin{matrix}`), "
+        r"or each case after it is named (`for $w = o$:`; "
         r"in plain text `for w = o:` on its line or the line above)",
         "one formula per case",
         r"$$\frac{\partial J}{\partial u_w} = \begin{cases} (\hat y_o - 1)\, v_c & w = o \\ \hat y_w\, v_c & "

@@ -345,10 +345,10 @@ _PROSE_DEFINITION = re.compile(
 )
 
 
-# A side by cases: \begin{cases}, or Mathpix's array between a left brace and nothing.
+# A side by cases: \begin{cases}, or between a left brace and nothing Mathpix's array or Word's matrix.
 _CASES_SIDE = re.compile(
     r"\\begin\{cases\*?\}(.*)\\end\{cases\*?\}"
-    r"|\\left\s*\\\{\s*\\begin\{array\}\s*\{[a-z| ]*\}(.*)\\end\{array\}\s*\\right\s*\.",
+    r"|\\left\s*\\\{\s*\\begin\{(?:array\}\s*\{[a-z| ]*\}|matrix\})(.*)\\end\{(?:array|matrix)\}\s*\\right\s*\.",
     re.DOTALL,
 )
 _ROWS = re.compile(r"\\\\")
