@@ -63,3 +63,17 @@ def test_the_table_ends_with_a_verdict(ok, says, capsys):
     outcomes = [validating.Outcome("lint and format", ok, "found", "" if ok else "ruff format")]
     validating.print_outcomes("word2vec", outcomes, Console(width=100, color_system=None))
     assert says in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_a_path_is_never_cut_mid_word(width, capsys):
+    """On a narrow terminal each check is a line of its own, so a path or command stays whole."""
+    from rich.console import Console
+
+    path = "autograder/assignments/word2vec"
+    outcomes = [validating.Outcome("lint and format", False, f"ruff finds 2 problems in {path}",
+                                   f".venv/bin/ruff format {path}")]
+    validating.print_outcomes("word2vec", outcomes, Console(width=width, color_system=None))
+    printed = capsys.readouterr().out
+    assert path in printed and "1 failed: lint and format" in printed
+    assert f".venv/bin/ruff format {path}" in printed or width >= 120

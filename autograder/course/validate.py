@@ -243,15 +243,26 @@ def validate(name: str) -> list[Outcome]:
     return outcomes
 
 
+_MARKS = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "[yellow]not run[/yellow]"}
+_TABLE_WIDTH = 120  # narrower, a table's columns would cut paths and commands mid-word: a list instead
+
+
 def print_outcomes(name: str, outcomes: list[Outcome], console: Console | None = None) -> None:
     console = console or Console()
-    table = Table(title=f"validate {name}", title_justify="left")
-    for column in ("check", "holds", "what it found", "what to do"):
-        table.add_column(column, overflow="fold")
-    marks = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "[yellow]not run[/yellow]"}
-    for outcome in outcomes:
-        table.add_row(outcome.check, marks[outcome.ok], escape(outcome.detail), escape(outcome.fix))
-    console.print(table)
+    if console.width < _TABLE_WIDTH:
+        console.print(f"validate {name}")
+        for outcome in outcomes:
+            console.print(f"{_MARKS[outcome.ok]}: {escape(outcome.check)}", highlight=False)
+            for label, text in (("found", outcome.detail), ("to do", outcome.fix)):
+                if text:
+                    console.print(f"    {label}: {escape(text)}", highlight=False)
+    else:
+        table = Table(title=f"validate {name}", title_justify="left")
+        for column in ("check", "holds", "what it found", "what to do"):
+            table.add_column(column, overflow="fold")
+        for outcome in outcomes:
+            table.add_row(outcome.check, _MARKS[outcome.ok], escape(outcome.detail), escape(outcome.fix))
+        console.print(table)
     failed = [o.check for o in outcomes if o.ok is False]
     console.print(
         f"[red]{len(failed)} failed: {', '.join(failed)}[/red]" if failed else "[green]ready to release[/green]"
