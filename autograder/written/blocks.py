@@ -22,19 +22,13 @@ from markdown_it.token import Token
 MAX_INDENT = 16
 MAX_TITLE = 200
 _DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_INDENT + 1},}}", re.MULTILINE)
+_PARSER = MarkdownIt("commonmark").disable("inline")
 
 
-class BlockParser:
-    """``parse(text)``: the block tokens of ``text``, as ``MarkdownIt("commonmark").parse`` gives
-    them, without the children of inline tokens (the text of a heading is its inline token's
-    ``content``)."""
-
-    def __init__(self) -> None:
-        self._parser = MarkdownIt("commonmark").disable("inline")
-
-    def parse(self, text: str) -> list[Token]:
-        tokens = self._parser.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text))
-        for opening, inline in zip(tokens, tokens[1:]):
-            if opening.type == "heading_open" and len(inline.content) > MAX_TITLE:
-                inline.content = inline.content[: MAX_TITLE - 1] + "…"
-        return tokens
+def parse_blocks(text: str) -> list[Token]:
+    """The block tokens of ``text``; the text of a heading is its inline token's ``content``."""
+    tokens = _PARSER.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text))
+    for opening, inline in zip(tokens, tokens[1:]):
+        if opening.type == "heading_open" and len(inline.content) > MAX_TITLE:
+            inline.content = inline.content[: MAX_TITLE - 1] + "…"
+    return tokens

@@ -91,10 +91,6 @@ class WrittenCheck(BaseModel):
         return not self.missing and not self.to_fix
 
 
-def _location(sheet: AnswerSheet, question: str, line: int) -> str:
-    return sheet.answers[question].position(line)
-
-
 def check_answers(path: Path, assignment: Assignment) -> WrittenCheck:
     """Raises :class:`~autograder.written.answers.AnswersError` when the file cannot be read."""
     return check_sheet(read_answers(path, assignment.config), assignment)
@@ -110,7 +106,7 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
         statuses.append(_status(question, sheet, formats.get(question.id), derivations.get(question.id)))
         text = sheet.text(question.id)
         problems += [
-            f"{question.id} ({_location(sheet, question.id, line)}): {message}"
+            f"{question.id} ({sheet.answers[question.id].position(line)}): {message}"
             for line, message in (scan(text)[1] if text.strip() else [])
         ]
     guesser = Guesser.of(assignment)
@@ -170,15 +166,8 @@ def _headings_inside_cell(answer: Answer, written_ids: list[str]) -> list[str]:
     if answer.headings or not answer.text:
         return []  # placed by headings: already checked while reading
     scratch = AnswerSheet(source="")
-    # Blank lines in front keep the line numbers of the cell.
-    read_markdown(
-        "\n" * (answer.first_line - 1) + answer.text,
-        written_ids,
-        scratch,
-        where=answer.file,
-        file=answer.file,
-        opened=answer.question,
-    )
+    text = "\n" * (answer.first_line - 1) + answer.text  # blank lines in front keep the cell's line numbers
+    read_markdown(text, written_ids, scratch, where=answer.file, file=answer.file, opened=answer.question)
     return scratch.problems
 
 

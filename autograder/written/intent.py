@@ -13,16 +13,15 @@ when one question fits clearly better and would accept the answer's form.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from autograder.core.config import Assignment
-from autograder.written.answers import METADATA_KEY
+from autograder.written.answer_file import AnswersError, load_notebook
+from autograder.written.answers import cell_tag
 from autograder.written.formats import AnswerFormat, AnswerFormatError
 from autograder.written.handout_data import handout_data
 from autograder.written.handout_source import HEADING
@@ -71,22 +70,6 @@ class QuestionWords:
     words: frozenset[str]  # the titles and the handout's text of all three
 
 
-class _Cell(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    cell_type: str
-    source: str | list[str]
-    metadata: dict = {}
-
-
-class _Notebook(BaseModel):
-    """What this module reads of the handout notebook: its cells."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    cells: list[_Cell]
-
-
 def _handout_text(assignment: Assignment) -> str | None:
     """The handout's Markdown, from its notebook: in the repository (handouts/) and in the student
     bundle (its top folder), which has no handouts/NAME.md. None when neither can be read: the
@@ -96,18 +79,14 @@ def _handout_text(assignment: Assignment) -> str | None:
         assignment.root / f"{assignment.name}.ipynb",
     ):
         try:
-            notebook = _Notebook.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError):
+            cells = load_notebook(path).cells
+        except AnswersError:
             continue
-        cells = [
-            cell
-            for cell in notebook.cells
-            if cell.cell_type == "markdown"
-            and isinstance(cell.metadata.get(METADATA_KEY), dict)
-            and cell.metadata[METADATA_KEY].get("role") == "handout"
+        handout = [
+            c.source for c in cells if c.cell_type == "markdown" and (tag := cell_tag(c)) and tag.role == "handout"
         ]
-        if cells:
-            return "\n\n".join(c.source if isinstance(c.source, str) else "".join(c.source) for c in cells)
+        if handout:
+            return "\n\n".join(handout)
     return None
 
 

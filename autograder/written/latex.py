@@ -28,14 +28,20 @@ MAX_PROBLEMS = 20  # per text: a file made of thousands of $ gets a readable rep
 # Dollar signs and runs of backticks read per text; a text with more (made to be slow: no answer has
 # that many) is checked up to there. What stays is linear in the length of the text, and quick.
 MAX_MARKS = 50_000
+# Display environments that MathJax (and so a notebook) shows without $$ around them.
+ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
 
 
 @dataclass(frozen=True)
-class MathSpan:
-    start: int  # offsets into the text, delimiters included
+class Math:
+    """A piece of math: ``start``, ``end`` with its delimiters; ``inside_start``, ``inside_end``
+    without them; ``display``: on a line of its own (``$$``, ``\\[``, ``align``), not in a sentence."""
+
+    start: int
     end: int
+    inside_start: int
+    inside_end: int
     display: bool
-    line: int  # 1-based line of the opening $
 
 
 class _Lines:
@@ -111,12 +117,12 @@ def _code_spans(text: str) -> tuple[list[tuple[int, int]], int]:
     return spans, limit
 
 
-def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
+def scan(text: str) -> tuple[list[Math], list[tuple[int, str]]]:
     """The math spans of ``text`` and the problems found (unbalanced ``$``, control characters),
     each with its 1-based line in ``text``; at most MAX_PROBLEMS problems and a last line saying
     that more follow. Linear in the length of ``text``."""
     code, lines = _Code(text), _Lines(text)
-    spans: list[MathSpan] = []
+    spans: list[Math] = []
     problems: list[tuple[int, str]] = []
     position = 0
     for _ in range(MAX_MARKS):
@@ -137,22 +143,14 @@ def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
                 problems.append((lines.at(opening), f"the {delimiter} before '{excerpt}' is never closed"))
             position = opening + len(delimiter)
             continue
-        spans.append(MathSpan(opening, closing + len(delimiter), display, lines.at(opening)))
+        spans.append(Math(opening, closing + len(delimiter), opening + len(delimiter), closing, display))
         position = closing + len(delimiter)
-    if text.find("$", position, code.limit) != -1:
-        problems.append(
-            (
-                lines.at(position),
-                f"the math after this line is not checked: the text has more than {MAX_MARKS:,} $ signs",
-            )
-        )
+    unchecked = [(position, "$ signs")] if text.find("$", position, code.limit) != -1 else []
     if code.limit < len(text):
-        problems.append(
-            (
-                lines.at(max(position, code.limit)),
-                f"the math after this line is not checked: the text has more than {MAX_MARKS:,} runs of backticks",
-            )
-        )
+        unchecked.append((max(position, code.limit), "runs of backticks"))
+    for offset, marks in unchecked:
+        message = f"the math after this line is not checked: the text has more than {MAX_MARKS:,} {marks}"
+        problems.append((lines.at(offset), message))
     problems += _control_characters(text, spans)
     if len(problems) > MAX_PROBLEMS:
         problems = problems[:MAX_PROBLEMS] + [
@@ -171,7 +169,7 @@ def _closing(text: str, delimiter: str, start: int) -> int:
         closing += 1
 
 
-def _control_characters(text: str, spans: list[MathSpan]) -> list[tuple[int, str]]:
+def _control_characters(text: str, spans: list[Math]) -> list[tuple[int, str]]:
     lines, found = _Lines(text), []
     for span in spans:
         for match in _CONTROL.finditer(text, span.start, span.end):
@@ -188,44 +186,24 @@ def _control_characters(text: str, spans: list[MathSpan]) -> list[tuple[int, str
     return found
 
 
-# Display environments that MathJax (and so a notebook) shows without $$ around them.
-ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
-
-
-@dataclass(frozen=True)
-class Math:
-    """A piece of math: ``start``, ``end`` with its delimiters; ``inside_start``, ``inside_end``
-    without them; ``display``: on a line of its own (``$$``, ``\\[``, ``align``), not in a sentence."""
-
-    start: int
-    end: int
-    inside_start: int
-    inside_end: int
-    display: bool
-
-
 def math_in(text: str) -> list[Math]:
     """All the math of ``text``, in order: ``$...$`` and ``$$...$$`` as :func:`scan` finds them, and
     outside those ``\\[...\\]``, ``\\(...\\)`` and display environments, which notebooks show
     without ``$``. Linear in the length of the text."""
     spans, _ = scan(text)
-    dollars = [
-        Math(s.start, s.end, s.start + (2 if s.display else 1), s.end - (2 if s.display else 1), s.display)
-        for s in spans
-    ]
     fenced = (
         [Math(m.start(), m.end(), m.start(1), m.end(1), True) for m in _MATH_FENCE.finditer(text)]
         if "```math" in text
         else []
     )
-    return sorted(dollars + _bracketed_math(text, spans) + fenced, key=lambda math: math.start)
+    return sorted(spans + _bracketed_math(text, spans) + fenced, key=lambda math: math.start)
 
 
 # GitHub's math block: a fenced block whose info is "math" holds display math.
 _MATH_FENCE = re.compile(r"^[ \t]*```math[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-def _bracketed_math(text: str, spans: list[MathSpan]) -> list[Math]:
+def _bracketed_math(text: str, spans: list[Math]) -> list[Math]:
     """The math of ``text`` outside its ``$`` ``spans``, in order."""
     masked = list(text)
     for span in spans:
