@@ -98,12 +98,7 @@ class NotebookCell:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Notebook:
-    cells: list[NotebookCell]
-
-
-def load_notebook(path: Path, follow_links: bool = True) -> Notebook:
+def load_notebook(path: Path, follow_links: bool = True) -> list[NotebookCell]:
     """The cells of the notebook ``path``; an AnswersError names what is not as Jupyter writes it."""
     name = Path(path).name
     try:
@@ -128,7 +123,7 @@ def load_notebook(path: Path, follow_links: bool = True) -> Notebook:
     cells = content.get("cells")
     if not isinstance(cells, list):
         raise AnswersError(f"{name} is not a valid notebook: 'cells' is {_json_kind(cells)}, not a list; {_RESAVE}")
-    return Notebook([_cell(cell, number, name) for number, cell in enumerate(cells, start=1)])
+    return [_cell(cell, number, name) for number, cell in enumerate(cells, start=1)]
 
 
 def _cell(cell: object, number: int, name: str) -> NotebookCell:

@@ -34,7 +34,6 @@ from autograder.written.labels import (
     roman_items,
     sectioning,
     the_part_s_only_question,
-    written_question_in_full,
 )
 from autograder.written.time_limit import ChildFailed, TimeLimitExceeded, run_with_time_limit
 
@@ -292,7 +291,7 @@ class _Placer:
             return True  # "### Derivation", "##### Answer:"
         assert self.current is not None  # asked only inside an answer
         question, label = self.current.question, marker.label
-        named = written_question_in_full(label, self.ids)
+        named = match_label(label, self.ids).question if label.number is not None else None  # "2b-iii"
         own = read_label(question) or Label()
         if not self.fixed and (
             named not in (None, question)
@@ -402,7 +401,7 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
     lost: the handout's question headings then open the answers."""
     read = [
         (number, tag, cell)
-        for number, cell in enumerate(load_notebook(path, follow_links).cells, start=1)
+        for number, cell in enumerate(load_notebook(path, follow_links), start=1)
         if (tag := cell_tag(cell)) is not None or (cell.cell_type == "markdown" and cell.source.strip())
     ]
     check_markdown_length([cell.source for _, tag, cell in read if tag is None or tag.role == "answer"], path.name)

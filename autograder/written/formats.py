@@ -50,9 +50,6 @@ class FormulaAnswer:
                 f"cannot read the final answer {final.text!r}{where}: {error}. {self.how_to_write()}"
             ) from None
 
-    def read(self, text: str) -> Formula:
-        return self.final(text)[1]
-
     def describe(self, text: str) -> str:
         """How the final answer was read, and where it was taken from when there was a choice."""
         final, formula = self.final(text)
@@ -72,7 +69,7 @@ class FormulaAnswer:
         return ""
 
     def finder(self, reference_answer: str) -> Finder:
-        return FormulaFinder(self.read(reference_answer), self.variables)
+        return FormulaFinder(self.final(reference_answer)[1], self.variables)
 
 
 def found_at(final: FinalAnswer, formula: Formula) -> str:

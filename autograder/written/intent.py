@@ -79,7 +79,7 @@ def _handout_text(assignment: Assignment) -> str | None:
         assignment.root / f"{assignment.name}.ipynb",
     ):
         try:
-            cells = load_notebook(path).cells
+            cells = load_notebook(path)
         except AnswersError:
             continue
         handout = [
@@ -125,9 +125,7 @@ def question_words(assignment: Assignment) -> dict[str, QuestionWords]:
     code_titles = {q.id: q.title for q in config.questions}
     profiles = {}
     for question in config.written_questions:
-        prefix = re.match(r"\d+[a-h]?", question.id)
-        assert prefix is not None  # config validates every id
-        parent = prefix.group()
+        parent = question.id.partition("-")[0]  # "1d" of "1d-i"
         titles, body = sections.get(question.id, ([code_titles.get(parent, "")], ""))
         title_words = words(" ".join([question.title, *titles]))
         profiles[question.id] = QuestionWords(question.id, question.title, title_words, title_words | words(body))

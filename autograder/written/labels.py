@@ -196,11 +196,6 @@ def the_part_s_only_question(label: Label, written_ids: list[str]) -> str | None
     return only[0] if len(only) == 1 else None
 
 
-def written_question_in_full(label: Label, written_ids: list[str]) -> str | None:
-    """The written question a label names on its own, number included ("2b-iii"), else None."""
-    return match_label(label, written_ids).question if label.number is not None else None
-
-
 def could_mean(label: Label, inside: Label | None, written_ids: list[str]) -> str | None:
     """The written question a label inside an answer could name: read within the label of the
     heading around it ("(iii)" inside 2b-ii: 2b-iii), else on its own when only one question ends

@@ -79,16 +79,11 @@ def code_blocks(text: str) -> list[tuple[int, int]]:
     """Where the fenced code blocks of ``text`` are (start, end)."""
     if "```" not in text and "~~~" not in text:
         return []  # the usual case, found without trying the pattern at every line
-    ranges, opening = [], None
-    for match in _FENCE.finditer(text):
-        if opening is None:
-            opening = match.start()
-        else:
-            line_end = text.find("\n", match.end())
-            ranges.append((opening, len(text) if line_end == -1 else line_end + 1))
-            opening = None
-    if opening is not None:
-        ranges.append((opening, len(text)))
+    ranges, fences = [], _FENCE.finditer(text)
+    for opening in fences:  # and the next fence closes it, to the end of its line
+        closing = next(fences, None)
+        line_end = -1 if closing is None else text.find("\n", closing.end())
+        ranges.append((opening.start(), len(text) if line_end == -1 else line_end + 1))
     return ranges
 
 
@@ -173,14 +168,9 @@ def _control_characters(text: str, spans: list[Math]) -> list[tuple[int, str]]:
     lines, found = _Lines(text), []
     for span in spans:
         for match in _CONTROL.finditer(text, span.start, span.end):
-            hint = _HINTS.get(match[0], "")
-            found.append(
-                (
-                    lines.at(match.start()),
-                    f"control character U+{ord(match[0]):04X} inside math"
-                    + (f": a backslash command lost its backslash, {hint}" if hint else ""),
-                )
-            )
+            hint = _HINTS.get(match[0])
+            lost = f": a backslash command lost its backslash, {hint}" if hint else ""
+            found.append((lines.at(match.start()), f"control character U+{ord(match[0]):04X} inside math{lost}"))
             if len(found) > MAX_PROBLEMS:
                 return found
     return found

@@ -14,7 +14,6 @@ import gc
 import json
 import multiprocessing
 import os
-import signal
 import threading
 import traceback
 from collections.abc import Callable
@@ -67,10 +66,7 @@ def run_with_time_limit(
         child.join()
         raise ChildFailed(f"the reading process stopped unexpectedly (exit code {child.exitcode})") from None
     finally:
-        if hasattr(signal, "SIGKILL"):
-            child.kill()
-        else:  # Windows: terminate() is TerminateProcess there, as final as a kill
-            child.terminate()
+        child.kill()  # on Windows, TerminateProcess: as final
         child.join()
         receiver.close()
     if "result" in reply:
