@@ -124,15 +124,14 @@ class AnswerSheet(BaseModel):
         ):
             text = ""  # the sheet's placeholder or template, a rule below it: what a write-up pasted below leaves
         previous = self.answers.get(question)
-        if previous is not None and previous.text and text:
-            self.problems.append(
-                f"{question} is answered twice ({previous.where} and {where}); only the first is read: keep "
-                "your answer in one place (if one only points to the other, delete it)"
-            )
-            return
         if previous is None or not previous.text:
             self.answers[question] = Answer(
                 question=question, text=text, where=where, file=file, first_line=first_line, headings=headings or []
+            )
+        elif text:
+            self.problems.append(
+                f"{question} is answered twice ({previous.where} and {where}); only the first is read: keep "
+                "your answer in one place (if one only points to the other, delete it)"
             )
 
     def extend(self, question: str, text: str, where: str, file: str = "") -> None:

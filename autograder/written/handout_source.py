@@ -163,15 +163,11 @@ def _disagreements(assignment: Assignment, questions: list[HandoutQuestion]) -> 
             problems.append(f"{where} says {names[question.kind]!r}, the config makes it {names[kind]!r}")
         if question.template is not None and question.kind == "code":
             problems.append(f"{where} is a code question but has an answer template")
-        form = formats.get(question.id)
-        if (
-            form is not None
-            and form.template()
-            and " ".join((question.template or "").split()) != " ".join(form.template().split())
-        ):
+        template = form.template() if (form := formats.get(question.id)) is not None else ""
+        if template and " ".join((question.template or "").split()) != " ".join(template.split()):
             problems.append(
                 f"{where}: its answer block must be the template that ANSWER_FORMATS gives, "
-                f"so that an untouched template counts as unanswered:\n{form.template()}"
+                f"so that an untouched template counts as unanswered:\n{template}"
             )
     for missing in sorted(set(declared) - seen):
         problems.append(f"question {missing} of the config has no heading in the handout")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -138,13 +139,9 @@ class Guesser:
     def __init__(self, profiles: dict[str, QuestionWords], formats: dict[str, AnswerFormat]) -> None:
         self.profiles = profiles
         self.formats = formats
-        count = len(profiles)
-        frequency: dict[str, int] = {}
-        for profile in profiles.values():
-            for word in profile.words:
-                frequency[word] = frequency.get(word, 0) + 1
+        frequency = Counter(word for profile in profiles.values() for word in profile.words)
         # A word in every question's text tells them apart no better than a word in none.
-        self.weight = {word: math.log(count / n) ** 2 for word, n in frequency.items()}
+        self.weight = {word: math.log(len(profiles) / n) ** 2 for word, n in frequency.items()}
         self.norm = {q: math.sqrt(sum(self.weight[w] for w in p.words)) or 1.0 for q, p in profiles.items()}
 
     @classmethod

@@ -101,9 +101,7 @@ def sectioning(line: str) -> tuple[str, float, int] | None:
     """The title of a LaTeX sectioning command starting ``line`` (``\\subsection*{(b)(i)}``), its
     depth below the heading above it and where the line's text after it starts; None otherwise."""
     match = _SECTIONING.match(line)
-    if match is None:
-        return None
-    return match["title"].strip(), SECTION_DEPTH[match["kind"]], match.end()
+    return (match["title"].strip(), SECTION_DEPTH[match["kind"]], match.end()) if match else None
 
 
 # A LaTeX list of parts: "\\begin{enumerate}[label=(\\roman*)]" (or "[(i)]"), whose items are (i), (ii)...
@@ -200,11 +198,8 @@ def could_mean(label: Label, inside: Label | None, written_ids: list[str]) -> st
     """The written question a label inside an answer could name: read within the label of the
     heading around it ("(iii)" inside 2b-ii: 2b-iii), else on its own when only one question ends
     that way ("(e)": 2e). None when it names none ("(a)" inside 2b-ii: 2a has no written answer)."""
-    for candidate in (label.within(inside), label):
-        question = match_label(candidate, written_ids).question
-        if question is not None:
-            return question
-    return None
+    found = (match_label(candidate, written_ids).question for candidate in (label.within(inside), label))
+    return next((question for question in found if question is not None), None)
 
 
 def label_suffix(label: Label) -> str:

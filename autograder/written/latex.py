@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
@@ -65,9 +66,8 @@ class _Code:
         spans, self.limit = _code_spans(text)
         ranges = sorted(code_blocks(text) + spans)
         self.starts = [start for start, _ in ranges]
-        self.ends = [end for _, end in ranges]
-        for index in range(1, len(self.ends)):  # so that the range found by a bisection covers any overlap
-            self.ends[index] = max(self.ends[index], self.ends[index - 1])
+        # A running maximum, so that the range found by a bisection covers any overlap.
+        self.ends = list(accumulate((end for _, end in ranges), max))
 
     def end_of(self, offset: int) -> int | None:
         """The end of the code that ``offset`` is in, or None when it is in none."""

@@ -15,7 +15,6 @@ import json
 import multiprocessing
 import os
 import threading
-import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -31,10 +30,6 @@ class TimeLimitExceeded(Exception):
 
 class ChildFailed(Exception):
     """The child raised or died; the message says how."""
-
-    def __init__(self, message: str, kind: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind  # the exception's class name; "" when the child died without a word
 
 
 def run_with_time_limit(
@@ -74,7 +69,7 @@ def run_with_time_limit(
     for error_class in expected:
         if reply["kind"] == error_class.__name__:
             raise error_class(reply["message"])
-    raise ChildFailed(f"{reply['kind']}: {reply['message']}", reply["kind"])
+    raise ChildFailed(f"{reply['kind']}: {reply['message']}")
 
 
 def _child(sender: Connection, function: Callable[..., BaseModel], args: tuple[Any, ...]) -> None:
@@ -84,6 +79,6 @@ def _child(sender: Connection, function: Callable[..., BaseModel], args: tuple[A
     try:
         reply = {"result": function(*args).model_dump_json()}
     except Exception as error:  # reported to the parent, which decides what it means
-        reply = {"kind": type(error).__name__, "message": str(error), "traceback": traceback.format_exc()}
+        reply = {"kind": type(error).__name__, "message": str(error)}
     sender.send_bytes(json.dumps(reply).encode())
     sender.close()
