@@ -506,11 +506,8 @@ def submitted_answers(folder: Path, config: AssignmentConfig, *, derivations: bo
 
 
 def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
-    """The answer sheet among ``config.answer_files`` in ``folder``.
-
-    When several are present, the one that answers the most questions is used (a student who
-    answered in the notebook may still have the blank Markdown sheet lying next to it).
-    """
+    """The answer sheet among ``config.answer_files`` in ``folder`` that answers the most questions
+    (a student who answered in the notebook may still have the blank Markdown sheet next to it)."""
     # Never through a link: the grader reads these itself, and a link to the reference answers
     # would be graded as the student's.
     present = [Path(folder) / name for name in config.answer_files if is_submitted_file(Path(folder) / name)]

@@ -33,7 +33,7 @@ class QuestionStatus(BaseModel):
     title: str
     points: float
     graded: str  # "automatically" or "by hand"
-    where: str  # where the answer was found; "" when it is missing
+    where: str = ""  # where the answer was found; "" when it is missing
     note: str = ""  # what was read of an automatically graded answer, or why it cannot be
     readable: bool = True
     # A final formula the machine cannot read, in an answer graded by hand: advice, not a problem.
@@ -136,7 +136,6 @@ def _status(
         else "by machine (its final formula)"
         if question.auto_grade
         else "by hand",
-        where="",
     )
     text = sheet.text(question.id)
     if not text.strip():

@@ -41,8 +41,7 @@ solution derivation proof working work notes note step steps response attempt dr
 _WORD = re.compile(r"[a-z]{3,}")
 # LaTeX commands are layout (\frac, \mathrm, \partial), except the Greek letters, which name things.
 _COMMAND = re.compile(
-    r"\\(?!(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|sigma|"
-    r"tau|phi|psi|omega)\b)[a-zA-Z]+"
+    r"\\(?!(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|sigma|tau|phi|psi|omega)\b)[a-zA-Z]+"
 )
 _SUFFIXES = ("ing", "es", "ed", "s", "e")
 MARGIN = 2.0  # how much better another question must fit than the one the heading gave

@@ -19,8 +19,8 @@ ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 _KEYWORD = re.compile(r"^(?:question|q|part|problem|exercise|task|section)\s*\.?\s*", re.IGNORECASE)
 _DECORATION = re.compile(r"[*_`]+")
 _NUMBER = re.compile(r"\d+")
-_COMPONENT = re.compile(r"\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9])")
-_SEPARATOR = re.compile(r"[\s.:\-_]*")
+# A letter or a part, after any separator: "(a)", "a", ".ii", "-ii".
+_COMPONENT = re.compile(r"[\s.:\-_]*(?:\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9]))")
 _LETTERS = "abcdefgh"
 # Up to three spaces of indentation, as Markdown allows before a paragraph; "- **(a)**" (a list) is
 # not a label but an item of the answer.
@@ -37,9 +37,7 @@ class Label:
         """This label with the parts it leaves out taken from the enclosing heading's label."""
         if outer is None or self.number is not None:
             return self
-        if self.letter is not None:
-            return Label(outer.number, self.letter, self.part)
-        return Label(outer.number, outer.letter, self.part)
+        return Label(outer.number, self.letter or outer.letter, self.part)
 
     @property
     def question_id(self) -> str:
@@ -70,9 +68,7 @@ def split_label(heading: str) -> tuple[Label | None, str]:
     letter = part = None
     parenthesised = False
     while position < len(text):
-        separator = _SEPARATOR.match(text, position)
-        assert separator is not None  # it matches the empty string too
-        match = _COMPONENT.match(text, separator.end())
+        match = _COMPONENT.match(text, position)
         if match is None:
             break
         split = _split_letters(match["inner"] or match["bare"])
@@ -138,9 +134,7 @@ def bold_label(line: str) -> tuple[str, int] | None:
     """The text of a bold label starting ``line`` ("**(b)(ii)** We have" -> "(b)(ii)") and where
     the line's text after it starts; None when the line does not start with a bold label."""
     match = _BOLD_START.match(line)
-    if match is None or read_label(match["inner"]) is None:
-        return None
-    return match["inner"], match.end()
+    return (match["inner"], match.end()) if match and read_label(match["inner"]) is not None else None
 
 
 def sort_key(question_id: str) -> tuple:

@@ -39,12 +39,8 @@ def run_with_time_limit(
     model: type[Model],
     expected: tuple[type[Exception], ...] = (),
 ) -> Model:
-    """``function(*args)`` run in a child process within ``seconds``; its result must be ``model``.
-
-    An exception of a class in ``expected`` is raised again here with its message; any other
-    exception or death of the child raises :class:`ChildFailed`, and a child still running after
-    ``seconds`` is killed and raises :class:`TimeLimitExceeded`.
-    """
+    """``function(*args)``, a ``model``, run in a child process within ``seconds``; an exception of a
+    class in ``expected`` is raised again here with its message."""
     # A fork copies only the calling thread: with other threads running, a lock one of them held
     # would stay locked in the child, so start a fresh interpreter then.
     forks = hasattr(os, "fork") and threading.active_count() == 1
