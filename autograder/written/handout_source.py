@@ -28,12 +28,8 @@ HEADING = re.compile(
     r"^(?P<id>\d+[a-h]?(?:-[ivx]+)?)\.\s+(?P<title>.+?)\s+\((?P<points>\d+(?:\.\d+)?) "
     r"points?;\s*(?P<kind>[^)]+)\)\s*$"
 )
-KINDS: dict[str, Literal["code", "manual", "auto"]] = {
-    "code": "code",
-    "written": "manual",
-    "written, auto-graded": "auto",
-}
 Kind = Literal["code", "manual", "auto"]
+KINDS: dict[str, Kind] = {"code": "code", "written": "manual", "written, auto-graded": "auto"}
 
 
 class HandoutError(AutograderError):
@@ -84,12 +80,8 @@ class Handout:
         ).strip()
 
 
-def handout_path(assignment: Assignment) -> Path:
-    return assignment.root / "handouts" / f"{assignment.name}.md"
-
-
 def load_handout(assignment: Assignment) -> Handout:
-    path = handout_path(assignment)
+    path = assignment.root / "handouts" / f"{assignment.name}.md"
     if not path.is_file():
         raise HandoutError(f"no handout source at {path}")
     text = path.read_text(encoding="utf-8")
@@ -144,7 +136,7 @@ def _disagreements(assignment: Assignment, questions: list[HandoutQuestion]) -> 
         q.id: (q.points, "code" if q.kind == "code" else "auto") for q in config.questions
     }
     declared.update({q.id: (q.points, "manual") for q in config.manual_questions})
-    names = {"code": "code", "manual": "written", "auto": "written, auto-graded"}
+    names = {kind: name for name, kind in KINDS.items()}
     formats = handout_data(assignment).answer_formats
     problems = []
     seen: set[str] = set()

@@ -64,7 +64,6 @@ def words(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class QuestionWords:
-    question: str
     title: str  # the config's, for messages
     titles: frozenset[str]  # of its own title and those of its code question and part
     words: frozenset[str]  # the titles and the handout's text of all three
@@ -102,8 +101,8 @@ def _sections(text: str) -> dict[str, tuple[list[str], str]]:
     ]
     found: dict[str, tuple[list[str], str]] = {}
     around: list[tuple[int, str, str]] = []  # (level, title, own text) of the enclosing headings
-    for index, (line, level, title) in enumerate(headings):
-        end = headings[index + 1][0] if index + 1 < len(headings) else len(lines)
+    ends = [line for line, _, _ in headings[1:]] + [len(lines)]
+    for (line, level, title), end in zip(headings, ends):
         own = "\n".join(lines[line + 1 : end])
         while around and around[-1][0] >= level:
             around.pop()
@@ -128,7 +127,7 @@ def question_words(assignment: Assignment) -> dict[str, QuestionWords]:
         parent = question.id.partition("-")[0]  # "1d" of "1d-i"
         titles, body = sections.get(question.id, ([code_titles.get(parent, "")], ""))
         title_words = words(" ".join([question.title, *titles]))
-        profiles[question.id] = QuestionWords(question.id, question.title, title_words, title_words | words(body))
+        profiles[question.id] = QuestionWords(question.title, title_words, title_words | words(body))
     return profiles
 
 
