@@ -158,13 +158,9 @@ def _json_kind(value: object) -> str:
 _LINE_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
-def line_count(text: str) -> int:
-    return sum(text.count(mark) for mark in _LINE_BREAKS) - text.count("\r\n") + 1
-
-
 def check_markdown_length(texts: list[str], name: str) -> None:
     """Refuses more than MAX_MARKDOWN_LINES lines of Markdown in all of ``texts`` together."""
-    lines = sum(line_count(text) for text in texts)
+    lines = sum(sum(text.count(mark) for mark in _LINE_BREAKS) - text.count("\r\n") + 1 for text in texts)
     if lines > MAX_MARKDOWN_LINES:
         raise AnswersError(
             f"{name} holds {lines:,} lines of Markdown, more than the {MAX_MARKDOWN_LINES:,} "

@@ -171,9 +171,8 @@ def _headings_inside_cell(answer: Answer, written_ids: list[str]) -> list[str]:
 
 
 def _misplaced(answer: Answer, status: QuestionStatus, guesser: Guesser) -> list[str]:
-    """Says which question an answer more likely answers, when its form does not fit its question
-    or the title of a heading that put it there does not match the handout's (a section titled
-    "Machine Learning" holding the transition table) and another question fits clearly better."""
+    """The question an answer more likely answers, when its form or a heading's title does not fit
+    its own (the cases :mod:`autograder.written.intent` describes) and another fits clearly better."""
     question, headings = answer.question, answer.headings
     titles = [split_label(heading.title)[1] for heading in headings]
     disagree = [h for h, title in zip(headings, titles) if guesser.titles_disagree(title, question)]

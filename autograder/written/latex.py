@@ -92,9 +92,7 @@ def _code_spans(text: str) -> tuple[list[tuple[int, int]], int]:
     a run with no such partner is plain text. Linear: each run's partner is found once, from the end.
     Also returns where the runs read end (the end of the text, unless it has over MAX_MARKS)."""
     runs = [match.span() for match, _ in zip(_BACKTICKS.finditer(text), range(MAX_MARKS + 1))]
-    limit = len(text)
-    if len(runs) > MAX_MARKS:
-        limit = runs.pop()[0]
+    limit = runs.pop()[0] if len(runs) > MAX_MARKS else len(text)
     partner: list[int | None] = [None] * len(runs)
     last_of_length: dict[int, int] = {}
     for index in range(len(runs) - 1, -1, -1):
@@ -103,12 +101,9 @@ def _code_spans(text: str) -> tuple[list[tuple[int, int]], int]:
         last_of_length[length] = index
     spans, index = [], 0
     while index < len(runs):
-        closing = partner[index]
-        if closing is None:
-            index += 1
-        else:
+        if (closing := partner[index]) is not None:
             spans.append((runs[index][0], runs[closing][1]))
-            index = closing + 1
+        index = index + 1 if closing is None else closing + 1
     return spans, limit
 
 
