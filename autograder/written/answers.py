@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.core.config import AssignmentConfig
 from autograder.core.submission import is_submitted_file
 from autograder.written.answer_file import AnswersError, NotebookCell, check_markdown_length, load_notebook, read_text
-from autograder.written.blocks import parse_blocks
 from autograder.written.handout_data import handout_data
 from autograder.written.labels import (
     Label,
@@ -184,17 +184,30 @@ class _Marker:
         return Heading(line=self.line + 1, title=self.title)
 
 
+# Answers are placed by the block structure only (headings, paragraphs, lists, code), parsed in time
+# linear in the text whatever it holds. The inline rules (links, emphasis, code spans) are off: placing
+# needs none, and some inputs ("![" repeated) make them take seconds per hundred kilobytes. White space
+# at the start of a line is cut to MAX_INDENT columns, as the parser reads it one character at a time:
+# deeper means nothing more (code is indented by 4), and a line of 8 MB of spaces would take seconds;
+# lines stay, so the tokens' line numbers are the text's. A heading's text is cut to MAX_TITLE
+# characters: it names a question at its start, and every message that quotes it stays short.
+MAX_INDENT, MAX_TITLE = 16, 200
+_DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_INDENT + 1},}}", re.MULTILINE)
+_BLOCKS = MarkdownIt("commonmark").disable("inline")
+
+
 def _markers(text: str, lines: list[str]) -> list[_Marker]:
     """The headings of ``text`` and the bold labels that start a line of a top-level paragraph (not
     of a list or a quote), in order."""
-    tokens = parse_blocks(text)
+    tokens = _BLOCKS.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text))
     found: list[_Marker] = []
     level = 0.0
     items = roman_items(lines)
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
             level = int(token.tag[1])
-            title = tokens[index + 1].content.strip()
+            content = tokens[index + 1].content
+            title = (content if len(content) <= MAX_TITLE else content[: MAX_TITLE - 1] + "…").strip()
             found.append(_Marker(token.map[0], level, title, read_label(title), (token.map[1], 0), False))
         elif token.type == "paragraph_open" and token.map and token.level == 0:
             for line in range(*token.map):
