@@ -142,8 +142,7 @@ def _status(
         return status
     status.where = sheet.answers[question.id].where
     if derivation is not None:
-        answer = sheet.answers[question.id]
-        readable, status.note = describe(text, derivation, answer.position)
+        readable, status.note = describe(text, derivation, sheet.answers[question.id].position)
         if isinstance(question, ManualQuestion) and not question.auto_grade:
             status.formula_unread = not readable
         else:

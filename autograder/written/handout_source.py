@@ -105,24 +105,16 @@ def load_handout(assignment: Assignment) -> Handout:
                     "as 'ID. Title (P points; code | written | written, auto-graded)'"
                 )
             continue
-        if match["kind"] not in KINDS:
+        kind = KINDS.get(match["kind"])
+        if kind is None:
             problems.append(f"line {line + 1}: unknown kind {match['kind']!r}; use one of {', '.join(KINDS)}")
             continue
         end = next((other for other, other_level in headings[index + 1 :] if other_level <= level), len(lines))
         # A template belongs to the question right above it, not to the code question around it.
         own_end = min([end] + [other for other in question_lines if other > line])
-        templates = [b.content for b in blocks if b.info == "answer" and line < b.start < own_end]
+        template = next((b.content for b in blocks if b.info == "answer" and line < b.start < own_end), None)
         questions.append(
-            HandoutQuestion(
-                match["id"],
-                title.strip(),
-                float(match["points"]),
-                KINDS[match["kind"]],
-                level,
-                line,
-                end,
-                templates[0] if templates else None,
-            )
+            HandoutQuestion(match["id"], title.strip(), float(match["points"]), kind, level, line, end, template)
         )
     problems += _disagreements(assignment, questions)
     if problems:

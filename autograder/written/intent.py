@@ -73,12 +73,9 @@ def _handout_text(assignment: Assignment) -> str | None:
     """The handout's Markdown, from its notebook: in the repository (handouts/) and in the student
     bundle (its top folder), which has no handouts/NAME.md. None when neither can be read: the
     guess then uses the config's titles only."""
-    for path in (
-        assignment.root / "handouts" / f"{assignment.name}.ipynb",
-        assignment.root / f"{assignment.name}.ipynb",
-    ):
+    for folder in (assignment.root / "handouts", assignment.root):
         try:
-            cells = load_notebook(path)
+            cells = load_notebook(folder / f"{assignment.name}.ipynb")
         except AnswersError:
             continue
         handout = [
