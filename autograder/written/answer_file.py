@@ -41,9 +41,8 @@ def read_text(path: Path, follow_links: bool = True) -> str:
     """The text of the regular file ``path``, at most MAX_ANSWER_BYTES; through a link only if
     ``follow_links`` (a file named on the command line may be a link, a submitted one may not)."""
     path = Path(path)
-    data = _read_bytes(path, follow_links)
     try:
-        return data.decode("utf-8-sig")  # a byte-order mark is no part of the text
+        return _read_bytes(path, follow_links).decode("utf-8-sig")  # a byte-order mark is no part of the text
     except UnicodeDecodeError as error:
         raise AnswersError(
             f"{path.name} is not UTF-8 text (byte {error.start} cannot be read); save it as UTF-8 and submit it again"

@@ -102,8 +102,7 @@ class AnswerSheet(BaseModel):
 
     def text(self, question: str) -> str:
         """The answer to ``question``; empty when it is not answered."""
-        answer = self.answers.get(question)
-        return answer.text if answer is not None else ""
+        return self.answers[question].text if question in self.answers else ""
 
     def answered(self, question: str) -> bool:
         return bool(self.text(question).strip())
@@ -459,9 +458,8 @@ def read_answers(
         )
     except TimeLimitExceeded:
         raise AnswersError(
-            f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer "
-            "file takes well under a second); keep only your answers in it and submit it "
-            "again"
+            f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer file takes "
+            "well under a second); keep only your answers in it and submit it again"
         ) from None
     except ChildFailed as error:
         raise AnswersError(

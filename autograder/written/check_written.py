@@ -127,15 +127,10 @@ def _status(
 ) -> QuestionStatus:
     """Where the answer to ``question`` is and, when it is graded automatically or ends in a final
     formula the machine checks, what was read of it (never whether it is right)."""
+    by_hand = isinstance(question, ManualQuestion) and not question.auto_grade
+    machine = "automatically" if isinstance(question, Question) else "by machine (its final formula)"
     status = QuestionStatus(
-        id=question.id,
-        title=question.title,
-        points=question.points,
-        graded="automatically"
-        if isinstance(question, Question)
-        else "by machine (its final formula)"
-        if question.auto_grade
-        else "by hand",
+        id=question.id, title=question.title, points=question.points, graded="by hand" if by_hand else machine
     )
     text = sheet.text(question.id)
     if not text.strip():
@@ -143,7 +138,7 @@ def _status(
     status.where = sheet.answers[question.id].where
     if derivation is not None:
         readable, status.note = describe(text, derivation, sheet.answers[question.id].position)
-        if isinstance(question, ManualQuestion) and not question.auto_grade:
+        if by_hand:
             status.formula_unread = not readable
         else:
             status.readable = readable

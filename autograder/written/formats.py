@@ -41,9 +41,8 @@ class FormulaAnswer:
         except ExpressionError as error:
             if not final.on_answer_line:
                 raise AnswerFormatError(
-                    f"no line starts with 'Answer:', and the whole answer is not a "
-                    f"formula ({error}); put the final answer on a line of its own "
-                    "that starts with 'Answer:'"
+                    f"no line starts with 'Answer:', and the whole answer is not a formula ({error}); "
+                    "put the final answer on a line of its own that starts with 'Answer:'"
                 ) from None
             where = f" ({final.where})" if final.where else ""
             raise AnswerFormatError(

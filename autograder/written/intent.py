@@ -132,8 +132,7 @@ class Guesser:
     """Guesses which written question a text answers, from the words of each question."""
 
     def __init__(self, profiles: dict[str, QuestionWords], formats: dict[str, AnswerFormat]) -> None:
-        self.profiles = profiles
-        self.formats = formats
+        self.profiles, self.formats = profiles, formats
         frequency = Counter(word for profile in profiles.values() for word in profile.words)
         # A word in every question's text tells them apart no better than a word in none.
         self.weight = {word: math.log(len(profiles) / n) ** 2 for word, n in frequency.items()}
