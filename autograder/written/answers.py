@@ -446,10 +446,9 @@ def cell_tag(cell: NotebookCell) -> CellTag | None:
 def read_answers(
     path: Path, config: AssignmentConfig, *, follow_links: bool = True, seconds: float | None = None
 ) -> AnswerSheet:
-    """The answers in ``path`` (a ``.ipynb`` notebook or a Markdown file), read in a child process
-    that gets ``seconds`` (READING_SECONDS by default). Raises AnswersError, and nothing else, when
-    the file cannot be read. ``follow_links``: False for a submitted file (a link to the reference
-    must not count)."""
+    """The answers in ``path`` (a notebook or a Markdown file), read in a child process within
+    ``seconds`` (READING_SECONDS by default); raises AnswersError, and nothing else, when the file
+    cannot be read. ``follow_links``: False for a submitted file (a link to the reference must not count)."""
     path = Path(path)
     seconds = READING_SECONDS if seconds is None else seconds
     try:

@@ -153,9 +153,8 @@ def _status(
 
 
 def _headings_inside_cell(answer: Answer, written_ids: list[str]) -> list[str]:
-    """Headings and bold labels inside a notebook answer cell that name or could name another
-    question: the cell decides where its text goes, so they are reported, as they are in a
-    Markdown file (where read_markdown reports them while placing)."""
+    """Headings inside a notebook answer cell that name or could name another question: the cell
+    decides where its text goes, so they are reported as read_markdown reports them in a file."""
     if answer.headings or not answer.text:
         return []  # placed by headings: already checked while reading
     scratch = AnswerSheet(source="")

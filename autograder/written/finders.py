@@ -52,7 +52,7 @@ class FormulaFinder:
         text = _plain_latex(text)
         found: list[str] = []
         for run in _runs(text, aliases):
-            for start, end in _windows(run, aliases):
+            for start, end in _windows(run):
                 candidate = text[run[start][0] : run[end][1]]
                 try:
                     formula = read_formula(candidate, self.variables)
@@ -96,7 +96,7 @@ def _runs(text: str, aliases: set[str]) -> list[list[tuple[int, int, bool]]]:
     return [run for run in runs if any(v for _, _, v in run)]
 
 
-def _windows(run: list[tuple[int, int, bool]], aliases: set[str]):
+def _windows(run: list[tuple[int, int, bool]]):
     """(first, last) token indices of every stretch of ``run`` that holds a variable."""
     variables = [i for i, (_, _, v) in enumerate(run) if v]
     for start in range(len(run)):

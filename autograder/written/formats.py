@@ -87,12 +87,9 @@ class AnswerFormat(Protocol):
     def describe(self, text: str) -> str:
         """How the answer in ``text`` was read, for check-written; raises :class:`AnswerFormatError`
         (:class:`NotAnsweredYet` for the handout's template) when it cannot be read."""
-        ...
 
     def template(self) -> str:
         """What the answer cell starts with ("" for nothing)."""
-        ...
 
     def finder(self, reference_answer: str) -> Finder:
         """What finds this question's answer in any text: nothing students receive may hold it."""
-        ...

@@ -29,9 +29,8 @@ def answer_finders(assignment: Assignment) -> dict[str, Finder]:
     if not questions:
         return {}
     formats = handout_data(assignment).answer_formats
-    reference_file = assignment.solution_dir / "written.md"
     try:
-        reference = read_answers(reference_file, assignment.config)
+        reference = read_answers(assignment.solution_dir / "written.md", assignment.config)
     except AnswersError as error:
         raise ConfigError(f"the reference answers are needed to search for them: {error}") from None
     return {question: _finder(question, formats.get(question), reference.text(question)) for question in questions}

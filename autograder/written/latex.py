@@ -151,12 +151,9 @@ def scan(text: str) -> tuple[list[Math], list[tuple[int, str]]]:
 
 def _closing(text: str, delimiter: str, start: int) -> int:
     """Where the first ``delimiter`` at or after ``start`` that no backslash escapes begins; -1 if none."""
-    closing = start
-    while True:
-        closing = text.find(delimiter, closing)
-        if closing == -1 or text[closing - 1] != "\\":
-            return closing
-        closing += 1
+    while (closing := text.find(delimiter, start)) != -1 and text[closing - 1] == "\\":
+        start = closing + 1
+    return closing
 
 
 def _control_characters(text: str, spans: list[Math]) -> list[tuple[int, str]]:
