@@ -133,18 +133,16 @@ class AnswerSheet(BaseModel):
                 "your answer in one place (if one only points to the other, delete it)"
             )
 
-    def extend(self, question: str, text: str, where: str, file: str = "") -> None:
-        """More of the answer to ``question`` (a notebook cell the student added below it)."""
+    def extend(self, question: str, text: str, where: str, file: str) -> None:
+        """More of the answer to ``question``: the notebook cell ``file`` the student added below it."""
         previous = self.answers.get(question)
         if previous is None or not previous.text:
             self.add(question, text, where, file)
         elif text.strip() and text.strip() != PLACEHOLDER:
             # the line of the answer that is the cell's first (its blank lines above the text cut)
             start = previous.text.count("\n") + 3 - _blank_lines_above(text)
-            continued = [*previous.continued, (start, file)] if file else previous.continued
-            self.answers[question] = previous.model_copy(
-                update={"text": f"{previous.text}\n\n{text.strip()}", "continued": continued}
-            )
+            update = {"text": f"{previous.text}\n\n{text.strip()}", "continued": [*previous.continued, (start, file)]}
+            self.answers[question] = previous.model_copy(update=update)
 
 
 def _blank_lines_above(text: str) -> int:

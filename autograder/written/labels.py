@@ -67,10 +67,7 @@ def split_label(heading: str) -> tuple[Label | None, str]:
     position = number.end() if number else 0
     letter = part = None
     parenthesised = False
-    while position < len(text):
-        match = _COMPONENT.match(text, position)
-        if match is None:
-            break
+    while (match := _COMPONENT.match(text, position)) is not None:
         split = _split_letters(match["inner"] or match["bare"])
         if split is None or (split[0] and (letter or part)) or (split[1] and part):
             break
