@@ -41,9 +41,8 @@ def read_text(path: Path, follow_links: bool = True) -> str:
     """The text of the regular file ``path``, at most MAX_ANSWER_BYTES; through a link only if
     ``follow_links`` (a file named on the command line may be a link, a submitted one may not)."""
     path = Path(path)
-    data = _read_bytes(path, follow_links)
     try:
-        return data.decode("utf-8-sig")  # a byte-order mark is no part of the text
+        return _read_bytes(path, follow_links).decode("utf-8-sig")  # a byte-order mark is no part of the text
     except UnicodeDecodeError as error:
         raise AnswersError(
             f"{path.name} is not UTF-8 text (byte {error.start} cannot be read); save it as UTF-8 and submit it again"
@@ -98,12 +97,7 @@ class NotebookCell:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Notebook:
-    cells: list[NotebookCell]
-
-
-def load_notebook(path: Path, follow_links: bool = True) -> Notebook:
+def load_notebook(path: Path, follow_links: bool = True) -> list[NotebookCell]:
     """The cells of the notebook ``path``; an AnswersError names what is not as Jupyter writes it."""
     name = Path(path).name
     try:
@@ -128,7 +122,7 @@ def load_notebook(path: Path, follow_links: bool = True) -> Notebook:
     cells = content.get("cells")
     if not isinstance(cells, list):
         raise AnswersError(f"{name} is not a valid notebook: 'cells' is {_json_kind(cells)}, not a list; {_RESAVE}")
-    return Notebook([_cell(cell, number, name) for number, cell in enumerate(cells, start=1)])
+    return [_cell(cell, number, name) for number, cell in enumerate(cells, start=1)]
 
 
 def _cell(cell: object, number: int, name: str) -> NotebookCell:
@@ -163,13 +157,9 @@ def _json_kind(value: object) -> str:
 _LINE_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
-def line_count(text: str) -> int:
-    return sum(text.count(mark) for mark in _LINE_BREAKS) - text.count("\r\n") + 1
-
-
 def check_markdown_length(texts: list[str], name: str) -> None:
     """Refuses more than MAX_MARKDOWN_LINES lines of Markdown in all of ``texts`` together."""
-    lines = sum(line_count(text) for text in texts)
+    lines = sum(sum(text.count(mark) for mark in _LINE_BREAKS) - text.count("\r\n") + 1 for text in texts)
     if lines > MAX_MARKDOWN_LINES:
         raise AnswersError(
             f"{name} holds {lines:,} lines of Markdown, more than the {MAX_MARKDOWN_LINES:,} "

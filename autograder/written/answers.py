@@ -3,9 +3,12 @@
 In the notebook, each answer cell carries ``{"autograder": {"role": "answer", "question": ID}}`` in
 its metadata; Markdown cells the student added are read like a Markdown file. In a Markdown file,
 every heading that names a question starts its answer (see :mod:`autograder.written.labels` for the
-spellings accepted), and the answer runs until the next heading at the same level or above, or a
-deeper one that names another written question in full (:func:`read_markdown` has the whole rule).
-Whatever cannot be placed is reported, never silently dropped or moved to another question.
+spellings accepted), and a bold label starting a paragraph ("**(b)(ii)**") counts as a heading half
+a level below the heading above it. The answer runs until the next heading at the same level or
+above, or a deeper one that names another written question in full ("### 2b-iii"), another number
+("**Problem 2**" below "## Problem 1 (d)") or another part with its number ("### 2(c)" in 2b-iv).
+A deeper one that could mean another question ("### (b)(iii)" in 2b-ii) is reported and its text
+stays: whatever cannot be placed is reported, never silently dropped or moved to another question.
 """
 
 from __future__ import annotations
@@ -15,16 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from markdown_it import MarkdownIt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.core.config import AssignmentConfig
 from autograder.core.submission import is_submitted_file
 from autograder.written.answer_file import AnswersError, NotebookCell, check_markdown_length, load_notebook, read_text
-from autograder.written.blocks import BlockParser
 from autograder.written.handout_data import handout_data
 from autograder.written.labels import (
     Label,
-    Match,
     bold_label,
     could_mean,
     match_label,
@@ -32,7 +34,6 @@ from autograder.written.labels import (
     roman_items,
     sectioning,
     the_part_s_only_question,
-    written_question_in_full,
 )
 from autograder.written.time_limit import ChildFailed, TimeLimitExceeded, run_with_time_limit
 
@@ -41,7 +42,6 @@ PLACEHOLDER = "*Write your answer here.*"
 # it, and so that the search is linear: without that branch, each "<!--" would scan to the end.
 _COMMENT = re.compile(r"<!--(?:.*?-->|.*)", re.DOTALL)
 METADATA_KEY = "autograder"
-_MARKDOWN = BlockParser()  # linear in the text, and quick for any text
 READING_SECONDS = 10.0  # for one answer file; reading the largest takes under 2 s
 
 
@@ -102,8 +102,7 @@ class AnswerSheet(BaseModel):
 
     def text(self, question: str) -> str:
         """The answer to ``question``; empty when it is not answered."""
-        answer = self.answers.get(question)
-        return answer.text if answer is not None else ""
+        return self.answers[question].text if question in self.answers else ""
 
     def answered(self, question: str) -> bool:
         return bool(self.text(question).strip())
@@ -124,29 +123,26 @@ class AnswerSheet(BaseModel):
         ):
             text = ""  # the sheet's placeholder or template, a rule below it: what a write-up pasted below leaves
         previous = self.answers.get(question)
-        if previous is not None and previous.text and text:
-            self.problems.append(
-                f"{question} is answered twice ({previous.where} and {where}); only the first is read: keep "
-                "your answer in one place (if one only points to the other, delete it)"
-            )
-            return
         if previous is None or not previous.text:
             self.answers[question] = Answer(
                 question=question, text=text, where=where, file=file, first_line=first_line, headings=headings or []
             )
+        elif text:
+            self.problems.append(
+                f"{question} is answered twice ({previous.where} and {where}); only the first is read: keep "
+                "your answer in one place (if one only points to the other, delete it)"
+            )
 
-    def extend(self, question: str, text: str, where: str, file: str = "") -> None:
-        """More of the answer to ``question`` (a notebook cell the student added below it)."""
+    def extend(self, question: str, text: str, where: str, file: str) -> None:
+        """More of the answer to ``question``: the notebook cell ``file`` the student added below it."""
         previous = self.answers.get(question)
         if previous is None or not previous.text:
             self.add(question, text, where, file)
         elif text.strip() and text.strip() != PLACEHOLDER:
             # the line of the answer that is the cell's first (its blank lines above the text cut)
             start = previous.text.count("\n") + 3 - _blank_lines_above(text)
-            continued = [*previous.continued, (start, file)] if file else previous.continued
-            self.answers[question] = previous.model_copy(
-                update={"text": f"{previous.text}\n\n{text.strip()}", "continued": continued}
-            )
+            update = {"text": f"{previous.text}\n\n{text.strip()}", "continued": [*previous.continued, (start, file)]}
+            self.answers[question] = previous.model_copy(update=update)
 
 
 def _blank_lines_above(text: str) -> int:
@@ -185,17 +181,30 @@ class _Marker:
         return Heading(line=self.line + 1, title=self.title)
 
 
+# Answers are placed by the block structure only (headings, paragraphs, lists, code), parsed in time
+# linear in the text whatever it holds. The inline rules (links, emphasis, code spans) are off: placing
+# needs none, and some inputs ("![" repeated) make them take seconds per hundred kilobytes. White space
+# at the start of a line is cut to MAX_INDENT columns, as the parser reads it one character at a time:
+# deeper means nothing more (code is indented by 4), and a line of 8 MB of spaces would take seconds;
+# lines stay, so the tokens' line numbers are the text's. A heading's text is cut to MAX_TITLE
+# characters: it names a question at its start, and every message that quotes it stays short.
+MAX_INDENT, MAX_TITLE = 16, 200
+_DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_INDENT + 1},}}", re.MULTILINE)
+_BLOCKS = MarkdownIt("commonmark").disable("inline")
+
+
 def _markers(text: str, lines: list[str]) -> list[_Marker]:
     """The headings of ``text`` and the bold labels that start a line of a top-level paragraph (not
     of a list or a quote), in order."""
-    tokens = _MARKDOWN.parse(text)
+    tokens = _BLOCKS.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text))
     found: list[_Marker] = []
     level = 0.0
     items = roman_items(lines)
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map:
             level = int(token.tag[1])
-            title = tokens[index + 1].content.strip()
+            content = tokens[index + 1].content
+            title = (content if len(content) <= MAX_TITLE else content[: MAX_TITLE - 1] + "…").strip()
             found.append(_Marker(token.map[0], level, title, read_label(title), (token.map[1], 0), False))
         elif token.type == "paragraph_open" and token.map and token.level == 0:
             for line in range(*token.map):
@@ -270,51 +279,39 @@ class _Placer:
         resolved = marker.label.within(self._inside())
         self.context.append((marker.level, resolved, marker.heading()))
         found = match_label(resolved, self.ids)
-        if (only := the_part_s_only_question(marker.label, self.ids)) is not None:
-            found = Match(only, None)
-        if found.question is not None:
-            self.current = _Open(
-                found.question,
-                marker.level,
-                marker.body,
-                f"{self.prefix}line {marker.line + 1} ({marker.shown!r})",
-                [heading for _, _, heading in self.context],
-            )
-        elif found.problem:
-            self.region = _Region(
-                marker.body, marker.title, f"its {marker.kind} names no question (line {marker.line + 1})"
-            )
+        question = the_part_s_only_question(marker.label, self.ids) or found.question
+        where = f"{self.prefix}line {marker.line + 1}"
+        if question is not None:
+            headings = [heading for _, _, heading in self.context]
+            self.current = _Open(question, marker.level, marker.body, f"{where} ({marker.shown!r})", headings)
+            return
+        reason = f"its {marker.kind} names a section, not one written question"
+        if found.problem:
+            reason = f"its {marker.kind} names no question (line {marker.line + 1})"
             self.sheet.problems.append(
-                f"{self.prefix}line {marker.line + 1}: the {marker.kind} "
-                f"{marker.shown!r} names no question: {found.problem}"
+                f"{where}: the {marker.kind} {marker.shown!r} names no question: {found.problem}"
             )
-        else:
-            self.region = _Region(
-                marker.body, marker.title, f"its {marker.kind} names a section, not one written question"
-            )
+        self.region = _Region(marker.body, marker.title, reason)
 
     def _stays_inside(self, marker: _Marker) -> bool:
-        """Whether a marker deeper than the open answer's leaves its text in that answer: it does
-        unless it names another written question in full ("### 2b-iii"), another number of the
-        course ("**Problem 2**" below "## Problem 1 (d)") or another part with its number ("### 2(c)"
-        in 2b-iv). One that could mean
-        another question ("### (b)(iii)" in 2b-ii) stays too, and is reported: text never moves
-        to another question on a guess."""
+        """Whether a marker deeper than the open answer's leaves its text in that answer (the rule
+        of the module docstring)."""
         if marker.label is None:
             return True  # "### Derivation", "##### Answer:"
         assert self.current is not None  # asked only inside an answer
-        question = self.current.question
-        named = written_question_in_full(marker.label, self.ids)
-        if named not in (None, question) and not self.fixed:
+        question, label = self.current.question, marker.label
+        named = match_label(label, self.ids).question if label.number is not None else None  # "2b-iii"
+        own = read_label(question) or Label()
+        if not self.fixed and (
+            named not in (None, question)
+            or label.number not in (None, own.number)
+            or (label.number is not None and label.letter not in (None, own.letter))
+        ):
             return False
-        if marker.label.number not in (None, _number(question)) and not self.fixed:
-            return False  # "**Problem 2**" below "## Problem 1 (d)": another part of the course begins
-        if marker.label.number is not None and marker.label.letter not in (None, _letter(question)) and not self.fixed:
-            return False  # "### 2(c)" below "**(b)(iv)**": another part, named in full
         self._leave(marker.level)
         inside = self._inside()
-        self.context.append((marker.level, marker.label.within(inside), marker.heading()))
-        other = named or could_mean(marker.label, inside, self.ids)
+        self.context.append((marker.level, label.within(inside), marker.heading()))
+        other = named or could_mean(label, inside, self.ids)
         if other not in (None, question):
             self.sheet.problems.append(self._kept(marker, other, named is not None))
         return True
@@ -375,7 +372,7 @@ class _Placer:
             # Comments are the answer sheet's instructions, not answers; blank lines keep the count.
             body = _COMMENT.sub(lambda m: "\n" * m.group().count("\n"), self._text(self.region.body, end))
             if body.strip():
-                line = self.region.body[0] + 1 + body[: len(body) - len(body.lstrip())].count("\n")
+                line = self.region.body[0] + 1 + _blank_lines_above(body)
                 under = f" (under the heading {self.region.heading!r})" if self.region.heading else ""
                 self.sheet.unplaced.append(
                     Unplaced(
@@ -389,30 +386,13 @@ class _Placer:
         self.current, self.region = None, None
 
 
-def _number(question: str) -> str:
-    """The number a question id starts with: "1" of "1d-i"."""
-    return question[: len(question) - len(question.lstrip("0123456789"))]
-
-
-def _letter(question: str) -> str:
-    """The letter of a question id's part: "d" of "1d-i"."""
-    return question[len(_number(question)) :].partition("-")[0]
-
-
 def read_markdown(
     text: str, written_ids: list[str], sheet: AnswerSheet, where: str = "", file: str = "", opened: str | None = None
 ) -> None:
-    """Place the answers of Markdown ``text`` into ``sheet``. ``where`` prefixes the locations
-    reported; ``file`` is what line numbers count from ("" for the file itself, "cell 12").
-
-    The rule, as the handouts state it: a heading that names a question opens its answer. Deeper
-    headings below it belong to that answer ("### Derivation", "##### Answer:", the student's own
-    "### (b)(i)") unless they name another written question in full ("### 2b-iii"); one that could
-    mean another question is reported with its line and its text stays where it is, so nothing
-    moves to another question on a guess. A bold label starting a paragraph ("**(b)(ii)**") counts
-    as a heading half a level below the heading above it. ``opened`` is the question the whole
-    text answers whatever its headings say (a notebook answer cell): it only reports them.
-    """
+    """Place the answers of Markdown ``text`` into ``sheet`` (the rule is the module docstring's).
+    ``where`` prefixes the locations reported; ``file`` is what line numbers count from ("" for the
+    file itself, "cell 12"); ``opened`` is the question the whole text answers whatever its headings
+    say (a notebook answer cell): they are only reported."""
     # Lines as the Markdown parser counts them: a form feed ("\frac" with its backslash eaten) or
     # another break str.splitlines() knows would otherwise shift every line after it.
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -428,12 +408,10 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
     headings, and one with no heading, right below an answer (or below such cells), continues that
     answer. So a cell added under the answer cell counts, and so does a notebook whose tags a tool
     lost: the handout's question headings then open the answers."""
-    notebook = load_notebook(path, follow_links)
-    cells = [(number, _cell_tag(cell), cell) for number, cell in enumerate(notebook.cells, start=1)]
     read = [
         (number, tag, cell)
-        for number, tag, cell in cells
-        if tag is not None or (cell.cell_type == "markdown" and cell.source.strip())
+        for number, cell in enumerate(load_notebook(path, follow_links), start=1)
+        if (tag := cell_tag(cell)) is not None or (cell.cell_type == "markdown" and cell.source.strip())
     ]
     check_markdown_length([cell.source for _, tag, cell in read if tag is None or tag.role == "answer"], path.name)
     current: str | None = None  # the question the cells read so far answer
@@ -455,7 +433,7 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)", re.MULTILINE)
 
 
-def _cell_tag(cell: NotebookCell) -> CellTag | None:
+def cell_tag(cell: NotebookCell) -> CellTag | None:
     """The handout's tag of ``cell``; None for a cell the student added (or whose tag is damaged)."""
     try:
         return CellTag.model_validate(cell.metadata[METADATA_KEY]) if METADATA_KEY in cell.metadata else None
@@ -466,10 +444,9 @@ def _cell_tag(cell: NotebookCell) -> CellTag | None:
 def read_answers(
     path: Path, config: AssignmentConfig, *, follow_links: bool = True, seconds: float | None = None
 ) -> AnswerSheet:
-    """The answers in ``path`` (a ``.ipynb`` notebook or a Markdown file), read in a child process
-    that gets ``seconds`` (READING_SECONDS by default). Raises AnswersError, and nothing else, when
-    the file cannot be read. ``follow_links``: False for a submitted file (a link to the reference
-    must not count)."""
+    """The answers in ``path`` (a notebook or a Markdown file), read in a child process within
+    ``seconds`` (READING_SECONDS by default); raises AnswersError, and nothing else, when the file
+    cannot be read. ``follow_links``: False for a submitted file (a link to the reference must not count)."""
     path = Path(path)
     seconds = READING_SECONDS if seconds is None else seconds
     try:
@@ -478,9 +455,8 @@ def read_answers(
         )
     except TimeLimitExceeded:
         raise AnswersError(
-            f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer "
-            "file takes well under a second); keep only your answers in it and submit it "
-            "again"
+            f"{path.name} took longer than {seconds:g} s to read, so it was not read (an answer file takes "
+            "well under a second); keep only your answers in it and submit it again"
         ) from None
     except ChildFailed as error:
         raise AnswersError(
@@ -538,11 +514,8 @@ def submitted_answers(folder: Path, config: AssignmentConfig, *, derivations: bo
 
 
 def choose_answer_sheet(folder: Path, config: AssignmentConfig) -> SubmittedAnswers:
-    """The answer sheet among ``config.answer_files`` in ``folder``.
-
-    When several are present, the one that answers the most questions is used (a student who
-    answered in the notebook may still have the blank Markdown sheet lying next to it).
-    """
+    """The answer sheet among ``config.answer_files`` in ``folder`` that answers the most questions
+    (a student who answered in the notebook may still have the blank Markdown sheet next to it)."""
     # Never through a link: the grader reads these itself, and a link to the reference answers
     # would be graded as the student's.
     present = [Path(folder) / name for name in config.answer_files if is_submitted_file(Path(folder) / name)]

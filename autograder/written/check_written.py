@@ -33,7 +33,7 @@ class QuestionStatus(BaseModel):
     title: str
     points: float
     graded: str  # "automatically" or "by hand"
-    where: str  # where the answer was found; "" when it is missing
+    where: str = ""  # where the answer was found; "" when it is missing
     note: str = ""  # what was read of an automatically graded answer, or why it cannot be
     readable: bool = True
     # A final formula the machine cannot read, in an answer graded by hand: advice, not a problem.
@@ -91,10 +91,6 @@ class WrittenCheck(BaseModel):
         return not self.missing and not self.to_fix
 
 
-def _location(sheet: AnswerSheet, question: str, line: int) -> str:
-    return sheet.answers[question].position(line)
-
-
 def check_answers(path: Path, assignment: Assignment) -> WrittenCheck:
     """Raises :class:`~autograder.written.answers.AnswersError` when the file cannot be read."""
     return check_sheet(read_answers(path, assignment.config), assignment)
@@ -110,7 +106,7 @@ def check_sheet(sheet: AnswerSheet, assignment: Assignment) -> WrittenCheck:
         statuses.append(_status(question, sheet, formats.get(question.id), derivations.get(question.id)))
         text = sheet.text(question.id)
         problems += [
-            f"{question.id} ({_location(sheet, question.id, line)}): {message}"
+            f"{question.id} ({sheet.answers[question.id].position(line)}): {message}"
             for line, message in (scan(text)[1] if text.strip() else [])
         ]
     guesser = Guesser.of(assignment)
@@ -131,25 +127,18 @@ def _status(
 ) -> QuestionStatus:
     """Where the answer to ``question`` is and, when it is graded automatically or ends in a final
     formula the machine checks, what was read of it (never whether it is right)."""
+    by_hand = isinstance(question, ManualQuestion) and not question.auto_grade
+    machine = "automatically" if isinstance(question, Question) else "by machine (its final formula)"
     status = QuestionStatus(
-        id=question.id,
-        title=question.title,
-        points=question.points,
-        graded="automatically"
-        if isinstance(question, Question)
-        else "by machine (its final formula)"
-        if question.auto_grade
-        else "by hand",
-        where="",
+        id=question.id, title=question.title, points=question.points, graded="by hand" if by_hand else machine
     )
     text = sheet.text(question.id)
     if not text.strip():
         return status
     status.where = sheet.answers[question.id].where
     if derivation is not None:
-        answer = sheet.answers[question.id]
-        readable, status.note = describe(text, derivation, answer.position)
-        if isinstance(question, ManualQuestion) and not question.auto_grade:
+        readable, status.note = describe(text, derivation, sheet.answers[question.id].position)
+        if by_hand:
             status.formula_unread = not readable
         else:
             status.readable = readable
@@ -164,28 +153,19 @@ def _status(
 
 
 def _headings_inside_cell(answer: Answer, written_ids: list[str]) -> list[str]:
-    """Headings and bold labels inside a notebook answer cell that name or could name another
-    question: the cell decides where its text goes, so they are reported, as they are in a
-    Markdown file (where read_markdown reports them while placing)."""
+    """Headings inside a notebook answer cell that name or could name another question: the cell
+    decides where its text goes, so they are reported as read_markdown reports them in a file."""
     if answer.headings or not answer.text:
         return []  # placed by headings: already checked while reading
     scratch = AnswerSheet(source="")
-    # Blank lines in front keep the line numbers of the cell.
-    read_markdown(
-        "\n" * (answer.first_line - 1) + answer.text,
-        written_ids,
-        scratch,
-        where=answer.file,
-        file=answer.file,
-        opened=answer.question,
-    )
+    text = "\n" * (answer.first_line - 1) + answer.text  # blank lines in front keep the cell's line numbers
+    read_markdown(text, written_ids, scratch, where=answer.file, file=answer.file, opened=answer.question)
     return scratch.problems
 
 
 def _misplaced(answer: Answer, status: QuestionStatus, guesser: Guesser) -> list[str]:
-    """Says which question an answer more likely answers, when its form does not fit its question
-    or the title of a heading that put it there does not match the handout's (a section titled
-    "Machine Learning" holding the transition table) and another question fits clearly better."""
+    """The question an answer more likely answers, when its form or a heading's title does not fit
+    its own (the cases :mod:`autograder.written.intent` describes) and another fits clearly better."""
     question, headings = answer.question, answer.headings
     titles = [split_label(heading.title)[1] for heading in headings]
     disagree = [h for h, title in zip(headings, titles) if guesser.titles_disagree(title, question)]

@@ -33,6 +33,7 @@ def contains(haystack: list, needle: list) -> int | None:
 _TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d*)?|\.\d+|\S")
 _SYMBOLS = set("+-*/^()[]{}=·×⋅−–")
 _COMMANDS = {"\\frac", "\\dfrac", "\\tfrac", "\\cdot", "\\times", "\\left", "\\right", "\\gamma", "\\big", "\\Big"}
+_WORDS = _SYMBOLS | _COMMANDS | {"gamma"}
 _SUBSCRIPT = re.compile(r"_\{\s*(?:\\(?:text|textrm|mathrm|mathit|rm)\s*\{\s*(\w+)\s*\}|(\w+))\s*\}")
 _MAX_TOKENS = 24
 _POINTS = (0.137, 0.291, 0.613)  # nothing special, so that different formulas differ there
@@ -51,7 +52,7 @@ class FormulaFinder:
         text = _plain_latex(text)
         found: list[str] = []
         for run in _runs(text, aliases):
-            for start, end in _windows(run, aliases):
+            for start, end in _windows(run):
                 candidate = text[run[start][0] : run[end][1]]
                 try:
                     formula = read_formula(candidate, self.variables)
@@ -84,29 +85,18 @@ def _product_of(word: str, aliases: set[str]) -> bool:
 
 def _runs(text: str, aliases: set[str]) -> list[list[tuple[int, int, bool]]]:
     """Runs of formula tokens as (start, end, is a variable), keeping those with a variable."""
-    runs, current = [], []
+    runs: list[list[tuple[int, int, bool]]] = [[]]
     for match in _TOKEN.finditer(text):
         token = match[0]
         variable = token in aliases or _product_of(token, aliases)
-        if (
-            variable
-            or token in _SYMBOLS
-            or token in _COMMANDS
-            or token[0].isdigit()
-            or token[0] == "."
-            or token == "gamma"
-        ):
-            current.append((match.start(), match.end(), variable))
-            continue
-        if any(v for _, _, v in current):
-            runs.append(current)
-        current = []
-    if any(v for _, _, v in current):
-        runs.append(current)
-    return runs
+        if variable or token in _WORDS or token[0].isdigit() or token[0] == ".":
+            runs[-1].append((match.start(), match.end(), variable))
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if any(v for _, _, v in run)]
 
 
-def _windows(run: list[tuple[int, int, bool]], aliases: set[str]):
+def _windows(run: list[tuple[int, int, bool]]):
     """(first, last) token indices of every stretch of ``run`` that holds a variable."""
     variables = [i for i, (_, _, v) in enumerate(run) if v]
     for start in range(len(run)):

@@ -41,17 +41,13 @@ class FormulaAnswer:
         except ExpressionError as error:
             if not final.on_answer_line:
                 raise AnswerFormatError(
-                    f"no line starts with 'Answer:', and the whole answer is not a "
-                    f"formula ({error}); put the final answer on a line of its own "
-                    "that starts with 'Answer:'"
+                    f"no line starts with 'Answer:', and the whole answer is not a formula ({error}); "
+                    "put the final answer on a line of its own that starts with 'Answer:'"
                 ) from None
             where = f" ({final.where})" if final.where else ""
             raise AnswerFormatError(
                 f"cannot read the final answer {final.text!r}{where}: {error}. {self.how_to_write()}"
             ) from None
-
-    def read(self, text: str) -> Formula:
-        return self.final(text)[1]
 
     def describe(self, text: str) -> str:
         """How the final answer was read, and where it was taken from when there was a choice."""
@@ -72,7 +68,7 @@ class FormulaAnswer:
         return ""
 
     def finder(self, reference_answer: str) -> Finder:
-        return FormulaFinder(self.read(reference_answer), self.variables)
+        return FormulaFinder(self.final(reference_answer)[1], self.variables)
 
 
 def found_at(final: FinalAnswer, formula: Formula) -> str:
@@ -91,12 +87,9 @@ class AnswerFormat(Protocol):
     def describe(self, text: str) -> str:
         """How the answer in ``text`` was read, for check-written; raises :class:`AnswerFormatError`
         (:class:`NotAnsweredYet` for the handout's template) when it cannot be read."""
-        ...
 
     def template(self) -> str:
         """What the answer cell starts with ("" for nothing)."""
-        ...
 
     def finder(self, reference_answer: str) -> Finder:
         """What finds this question's answer in any text: nothing students receive may hold it."""
-        ...

@@ -1,19 +1,13 @@
 """Finds the answer of an automatically graded written question in any text, in the spellings
-people use for it, so that nothing students receive gives such an answer away.
+people use for it, so that nothing students receive gives such an answer away: a self-check that
+parses the handout's own sentence holds the whole transition table, and a docstring that states
+the formula a question asks for answers it, both easy to write without noticing.
 
-A self-check that parses the handout's own sentence holds the whole transition table, and a
-docstring that states the formula a question asks for answers it; both are easy to write without
-noticing. :func:`bundle.leaks` searches every file of the student bundle with these finders, and
-the tests run them on the reference answers too, where they must find every answer: that is what
-shows the search works.
-
-Each form of answer (:mod:`autograder.written.formats`) brings its finder: a formula's finds any
-formula in the text, in Python or LaTeX, that equals the reference answer at a few points
-(:mod:`autograder.written.finders`); an assignment's own form brings its own (the parser's
-transition table finds the gold transitions or arcs in any spelling).
-
-What no finder sees is an answer in words ("one shift and one arc per word"): the test of the
-bundle cannot replace reading it.
+:func:`bundle.leaks` searches every file of the student bundle with the finder that each form of
+answer brings (:mod:`autograder.written.formats`; a formula's finds any formula equal to the
+reference answer, the parser's table the gold transitions or arcs in any spelling), and the tests
+run them on the reference answers, where they must find every answer. No finder sees an answer in
+words ("one shift and one arc per word"): the test of the bundle cannot replace reading it.
 """
 
 from __future__ import annotations
@@ -29,19 +23,14 @@ from autograder.written.handout_data import handout_data
 
 
 def answer_finders(assignment: Assignment) -> dict[str, Finder]:
-    """A finder for every written question of ``assignment`` that tests grade (``kind: written``).
-
-    Formula answers are taken from the reference answers (``solutions/NAME/written.md``), so this
-    runs in the repository only. A question whose answer form has no finder is an error: a new
-    form of answer needs its finder before a bundle can be trusted.
-    """
+    """A finder for every written question that tests grade (``kind: written``), from the reference
+    answers (``solutions/NAME/written.md``, so in the repository only); one without a form of answer is an error."""
     questions = [q.id for q in assignment.config.questions if q.kind == "written"]
     if not questions:
         return {}
     formats = handout_data(assignment).answer_formats
-    reference_file = assignment.solution_dir / "written.md"
     try:
-        reference = read_answers(reference_file, assignment.config)
+        reference = read_answers(assignment.solution_dir / "written.md", assignment.config)
     except AnswersError as error:
         raise ConfigError(f"the reference answers are needed to search for them: {error}") from None
     return {question: _finder(question, formats.get(question), reference.text(question)) for question in questions}

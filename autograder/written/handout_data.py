@@ -25,9 +25,7 @@ class HandoutData:
 def handout_data(assignment: Assignment | str) -> HandoutData:
     """The data of ``assignment`` (or of the assignment of that name)."""
     module = optional_module(f"autograder.assignments.{getattr(assignment, 'name', assignment)}.handout")
-    if module is None:
-        return HandoutData()
-    return HandoutData(
+    return HandoutData(  # all empty when there is no module
         getattr(module, "FIGURES", {}), getattr(module, "ANSWER_FORMATS", {}), getattr(module, "DERIVATIONS", {})
     )
 

@@ -28,12 +28,8 @@ HEADING = re.compile(
     r"^(?P<id>\d+[a-h]?(?:-[ivx]+)?)\.\s+(?P<title>.+?)\s+\((?P<points>\d+(?:\.\d+)?) "
     r"points?;\s*(?P<kind>[^)]+)\)\s*$"
 )
-KINDS: dict[str, Literal["code", "manual", "auto"]] = {
-    "code": "code",
-    "written": "manual",
-    "written, auto-graded": "auto",
-}
 Kind = Literal["code", "manual", "auto"]
+KINDS: dict[str, Kind] = {"code": "code", "written": "manual", "written, auto-graded": "auto"}
 
 
 class HandoutError(AutograderError):
@@ -84,12 +80,8 @@ class Handout:
         ).strip()
 
 
-def handout_path(assignment: Assignment) -> Path:
-    return assignment.root / "handouts" / f"{assignment.name}.md"
-
-
 def load_handout(assignment: Assignment) -> Handout:
-    path = handout_path(assignment)
+    path = assignment.root / "handouts" / f"{assignment.name}.md"
     if not path.is_file():
         raise HandoutError(f"no handout source at {path}")
     text = path.read_text(encoding="utf-8")
@@ -113,24 +105,16 @@ def load_handout(assignment: Assignment) -> Handout:
                     "as 'ID. Title (P points; code | written | written, auto-graded)'"
                 )
             continue
-        if match["kind"] not in KINDS:
+        kind = KINDS.get(match["kind"])
+        if kind is None:
             problems.append(f"line {line + 1}: unknown kind {match['kind']!r}; use one of {', '.join(KINDS)}")
             continue
         end = next((other for other, other_level in headings[index + 1 :] if other_level <= level), len(lines))
         # A template belongs to the question right above it, not to the code question around it.
         own_end = min([end] + [other for other in question_lines if other > line])
-        templates = [b.content for b in blocks if b.info == "answer" and line < b.start < own_end]
+        template = next((b.content for b in blocks if b.info == "answer" and line < b.start < own_end), None)
         questions.append(
-            HandoutQuestion(
-                match["id"],
-                title.strip(),
-                float(match["points"]),
-                KINDS[match["kind"]],
-                level,
-                line,
-                end,
-                templates[0] if templates else None,
-            )
+            HandoutQuestion(match["id"], title.strip(), float(match["points"]), kind, level, line, end, template)
         )
     problems += _disagreements(assignment, questions)
     if problems:
@@ -144,7 +128,7 @@ def _disagreements(assignment: Assignment, questions: list[HandoutQuestion]) -> 
         q.id: (q.points, "code" if q.kind == "code" else "auto") for q in config.questions
     }
     declared.update({q.id: (q.points, "manual") for q in config.manual_questions})
-    names = {"code": "code", "manual": "written", "auto": "written, auto-graded"}
+    names = {kind: name for name, kind in KINDS.items()}
     formats = handout_data(assignment).answer_formats
     problems = []
     seen: set[str] = set()
@@ -163,15 +147,11 @@ def _disagreements(assignment: Assignment, questions: list[HandoutQuestion]) -> 
             problems.append(f"{where} says {names[question.kind]!r}, the config makes it {names[kind]!r}")
         if question.template is not None and question.kind == "code":
             problems.append(f"{where} is a code question but has an answer template")
-        form = formats.get(question.id)
-        if (
-            form is not None
-            and form.template()
-            and " ".join((question.template or "").split()) != " ".join(form.template().split())
-        ):
+        template = form.template() if (form := formats.get(question.id)) is not None else ""
+        if template and " ".join((question.template or "").split()) != " ".join(template.split()):
             problems.append(
                 f"{where}: its answer block must be the template that ANSWER_FORMATS gives, "
-                f"so that an untouched template counts as unanswered:\n{form.template()}"
+                f"so that an untouched template counts as unanswered:\n{template}"
             )
     for missing in sorted(set(declared) - seen):
         problems.append(f"question {missing} of the config has no heading in the handout")

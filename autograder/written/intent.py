@@ -13,16 +13,16 @@ when one question fits clearly better and would accept the answer's form.
 
 from __future__ import annotations
 
-import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from autograder.core.config import Assignment
-from autograder.written.answers import METADATA_KEY
+from autograder.written.answer_file import AnswersError, load_notebook
+from autograder.written.answers import cell_tag
 from autograder.written.formats import AnswerFormat, AnswerFormatError
 from autograder.written.handout_data import handout_data
 from autograder.written.handout_source import HEADING
@@ -41,8 +41,7 @@ solution derivation proof working work notes note step steps response attempt dr
 _WORD = re.compile(r"[a-z]{3,}")
 # LaTeX commands are layout (\frac, \mathrm, \partial), except the Greek letters, which name things.
 _COMMAND = re.compile(
-    r"\\(?!(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|sigma|"
-    r"tau|phi|psi|omega)\b)[a-zA-Z]+"
+    r"\\(?!(?:alpha|beta|gamma|delta|epsilon|varepsilon|theta|lambda|mu|sigma|tau|phi|psi|omega)\b)[a-zA-Z]+"
 )
 _SUFFIXES = ("ing", "es", "ed", "s", "e")
 MARGIN = 2.0  # how much better another question must fit than the one the heading gave
@@ -65,49 +64,25 @@ def words(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class QuestionWords:
-    question: str
     title: str  # the config's, for messages
     titles: frozenset[str]  # of its own title and those of its code question and part
     words: frozenset[str]  # the titles and the handout's text of all three
-
-
-class _Cell(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    cell_type: str
-    source: str | list[str]
-    metadata: dict = {}
-
-
-class _Notebook(BaseModel):
-    """What this module reads of the handout notebook: its cells."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    cells: list[_Cell]
 
 
 def _handout_text(assignment: Assignment) -> str | None:
     """The handout's Markdown, from its notebook: in the repository (handouts/) and in the student
     bundle (its top folder), which has no handouts/NAME.md. None when neither can be read: the
     guess then uses the config's titles only."""
-    for path in (
-        assignment.root / "handouts" / f"{assignment.name}.ipynb",
-        assignment.root / f"{assignment.name}.ipynb",
-    ):
+    for folder in (assignment.root / "handouts", assignment.root):
         try:
-            notebook = _Notebook.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError):
+            cells = load_notebook(folder / f"{assignment.name}.ipynb")
+        except AnswersError:
             continue
-        cells = [
-            cell
-            for cell in notebook.cells
-            if cell.cell_type == "markdown"
-            and isinstance(cell.metadata.get(METADATA_KEY), dict)
-            and cell.metadata[METADATA_KEY].get("role") == "handout"
+        handout = [
+            c.source for c in cells if c.cell_type == "markdown" and (tag := cell_tag(c)) and tag.role == "handout"
         ]
-        if cells:
-            return "\n\n".join(c.source if isinstance(c.source, str) else "".join(c.source) for c in cells)
+        if handout:
+            return "\n\n".join(handout)
     return None
 
 
@@ -123,8 +98,8 @@ def _sections(text: str) -> dict[str, tuple[list[str], str]]:
     ]
     found: dict[str, tuple[list[str], str]] = {}
     around: list[tuple[int, str, str]] = []  # (level, title, own text) of the enclosing headings
-    for index, (line, level, title) in enumerate(headings):
-        end = headings[index + 1][0] if index + 1 < len(headings) else len(lines)
+    ends = [line for line, _, _ in headings[1:]] + [len(lines)]
+    for (line, level, title), end in zip(headings, ends):
         own = "\n".join(lines[line + 1 : end])
         while around and around[-1][0] >= level:
             around.pop()
@@ -146,12 +121,10 @@ def question_words(assignment: Assignment) -> dict[str, QuestionWords]:
     code_titles = {q.id: q.title for q in config.questions}
     profiles = {}
     for question in config.written_questions:
-        prefix = re.match(r"\d+[a-h]?", question.id)
-        assert prefix is not None  # config validates every id
-        parent = prefix.group()
+        parent = question.id.partition("-")[0]  # "1d" of "1d-i"
         titles, body = sections.get(question.id, ([code_titles.get(parent, "")], ""))
         title_words = words(" ".join([question.title, *titles]))
-        profiles[question.id] = QuestionWords(question.id, question.title, title_words, title_words | words(body))
+        profiles[question.id] = QuestionWords(question.title, title_words, title_words | words(body))
     return profiles
 
 
@@ -159,15 +132,10 @@ class Guesser:
     """Guesses which written question a text answers, from the words of each question."""
 
     def __init__(self, profiles: dict[str, QuestionWords], formats: dict[str, AnswerFormat]) -> None:
-        self.profiles = profiles
-        self.formats = formats
-        count = len(profiles)
-        frequency: dict[str, int] = {}
-        for profile in profiles.values():
-            for word in profile.words:
-                frequency[word] = frequency.get(word, 0) + 1
+        self.profiles, self.formats = profiles, formats
+        frequency = Counter(word for profile in profiles.values() for word in profile.words)
         # A word in every question's text tells them apart no better than a word in none.
-        self.weight = {word: math.log(count / n) ** 2 for word, n in frequency.items()}
+        self.weight = {word: math.log(len(profiles) / n) ** 2 for word, n in frequency.items()}
         self.norm = {q: math.sqrt(sum(self.weight[w] for w in p.words)) or 1.0 for q, p in profiles.items()}
 
     @classmethod

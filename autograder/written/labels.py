@@ -19,8 +19,8 @@ ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 _KEYWORD = re.compile(r"^(?:question|q|part|problem|exercise|task|section)\s*\.?\s*", re.IGNORECASE)
 _DECORATION = re.compile(r"[*_`]+")
 _NUMBER = re.compile(r"\d+")
-_COMPONENT = re.compile(r"\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9])")
-_SEPARATOR = re.compile(r"[\s.:\-_]*")
+# A letter or a part, after any separator: "(a)", "a", ".ii", "-ii".
+_COMPONENT = re.compile(r"[\s.:\-_]*(?:\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9]))")
 _LETTERS = "abcdefgh"
 # Up to three spaces of indentation, as Markdown allows before a paragraph; "- **(a)**" (a list) is
 # not a label but an item of the answer.
@@ -37,9 +37,7 @@ class Label:
         """This label with the parts it leaves out taken from the enclosing heading's label."""
         if outer is None or self.number is not None:
             return self
-        if self.letter is not None:
-            return Label(outer.number, self.letter, self.part)
-        return Label(outer.number, outer.letter, self.part)
+        return Label(outer.number, self.letter or outer.letter, self.part)
 
     @property
     def question_id(self) -> str:
@@ -69,12 +67,7 @@ def split_label(heading: str) -> tuple[Label | None, str]:
     position = number.end() if number else 0
     letter = part = None
     parenthesised = False
-    while position < len(text):
-        separator = _SEPARATOR.match(text, position)
-        assert separator is not None  # it matches the empty string too
-        match = _COMPONENT.match(text, separator.end())
-        if match is None:
-            break
+    while (match := _COMPONENT.match(text, position)) is not None:
         split = _split_letters(match["inner"] or match["bare"])
         if split is None or (split[0] and (letter or part)) or (split[1] and part):
             break
@@ -101,9 +94,7 @@ def sectioning(line: str) -> tuple[str, float, int] | None:
     """The title of a LaTeX sectioning command starting ``line`` (``\\subsection*{(b)(i)}``), its
     depth below the heading above it and where the line's text after it starts; None otherwise."""
     match = _SECTIONING.match(line)
-    if match is None:
-        return None
-    return match["title"].strip(), SECTION_DEPTH[match["kind"]], match.end()
+    return (match["title"].strip(), SECTION_DEPTH[match["kind"]], match.end()) if match else None
 
 
 # A LaTeX list of parts: "\\begin{enumerate}[label=(\\roman*)]" (or "[(i)]"), whose items are (i), (ii)...
@@ -140,9 +131,7 @@ def bold_label(line: str) -> tuple[str, int] | None:
     """The text of a bold label starting ``line`` ("**(b)(ii)** We have" -> "(b)(ii)") and where
     the line's text after it starts; None when the line does not start with a bold label."""
     match = _BOLD_START.match(line)
-    if match is None or read_label(match["inner"]) is None:
-        return None
-    return match["inner"], match.end()
+    return (match["inner"], match.end()) if match and read_label(match["inner"]) is not None else None
 
 
 def sort_key(question_id: str) -> tuple:
@@ -196,20 +185,12 @@ def the_part_s_only_question(label: Label, written_ids: list[str]) -> str | None
     return only[0] if len(only) == 1 else None
 
 
-def written_question_in_full(label: Label, written_ids: list[str]) -> str | None:
-    """The written question a label names on its own, number included ("2b-iii"), else None."""
-    return match_label(label, written_ids).question if label.number is not None else None
-
-
 def could_mean(label: Label, inside: Label | None, written_ids: list[str]) -> str | None:
     """The written question a label inside an answer could name: read within the label of the
     heading around it ("(iii)" inside 2b-ii: 2b-iii), else on its own when only one question ends
     that way ("(e)": 2e). None when it names none ("(a)" inside 2b-ii: 2a has no written answer)."""
-    for candidate in (label.within(inside), label):
-        question = match_label(candidate, written_ids).question
-        if question is not None:
-            return question
-    return None
+    found = (match_label(candidate, written_ids).question for candidate in (label.within(inside), label))
+    return next((question for question in found if question is not None), None)
 
 
 def label_suffix(label: Label) -> str:

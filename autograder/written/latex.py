@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
@@ -28,14 +29,20 @@ MAX_PROBLEMS = 20  # per text: a file made of thousands of $ gets a readable rep
 # Dollar signs and runs of backticks read per text; a text with more (made to be slow: no answer has
 # that many) is checked up to there. What stays is linear in the length of the text, and quick.
 MAX_MARKS = 50_000
+# Display environments that MathJax (and so a notebook) shows without $$ around them.
+ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
 
 
 @dataclass(frozen=True)
-class MathSpan:
-    start: int  # offsets into the text, delimiters included
+class Math:
+    """A piece of math: ``start``, ``end`` with its delimiters; ``inside_start``, ``inside_end``
+    without them; ``display``: on a line of its own (``$$``, ``\\[``, ``align``), not in a sentence."""
+
+    start: int
     end: int
+    inside_start: int
+    inside_end: int
     display: bool
-    line: int  # 1-based line of the opening $
 
 
 class _Lines:
@@ -59,9 +66,8 @@ class _Code:
         spans, self.limit = _code_spans(text)
         ranges = sorted(code_blocks(text) + spans)
         self.starts = [start for start, _ in ranges]
-        self.ends = [end for _, end in ranges]
-        for index in range(1, len(self.ends)):  # so that the range found by a bisection covers any overlap
-            self.ends[index] = max(self.ends[index], self.ends[index - 1])
+        # A running maximum, so that the range found by a bisection covers any overlap.
+        self.ends = list(accumulate((end for _, end in ranges), max))
 
     def end_of(self, offset: int) -> int | None:
         """The end of the code that ``offset`` is in, or None when it is in none."""
@@ -73,16 +79,11 @@ def code_blocks(text: str) -> list[tuple[int, int]]:
     """Where the fenced code blocks of ``text`` are (start, end)."""
     if "```" not in text and "~~~" not in text:
         return []  # the usual case, found without trying the pattern at every line
-    ranges, opening = [], None
-    for match in _FENCE.finditer(text):
-        if opening is None:
-            opening = match.start()
-        else:
-            line_end = text.find("\n", match.end())
-            ranges.append((opening, len(text) if line_end == -1 else line_end + 1))
-            opening = None
-    if opening is not None:
-        ranges.append((opening, len(text)))
+    ranges, fences = [], _FENCE.finditer(text)
+    for opening in fences:  # and the next fence closes it, to the end of its line
+        closing = next(fences, None)
+        line_end = -1 if closing is None else text.find("\n", closing.end())
+        ranges.append((opening.start(), len(text) if line_end == -1 else line_end + 1))
     return ranges
 
 
@@ -91,9 +92,7 @@ def _code_spans(text: str) -> tuple[list[tuple[int, int]], int]:
     a run with no such partner is plain text. Linear: each run's partner is found once, from the end.
     Also returns where the runs read end (the end of the text, unless it has over MAX_MARKS)."""
     runs = [match.span() for match, _ in zip(_BACKTICKS.finditer(text), range(MAX_MARKS + 1))]
-    limit = len(text)
-    if len(runs) > MAX_MARKS:
-        limit = runs.pop()[0]
+    limit = runs.pop()[0] if len(runs) > MAX_MARKS else len(text)
     partner: list[int | None] = [None] * len(runs)
     last_of_length: dict[int, int] = {}
     for index in range(len(runs) - 1, -1, -1):
@@ -102,21 +101,18 @@ def _code_spans(text: str) -> tuple[list[tuple[int, int]], int]:
         last_of_length[length] = index
     spans, index = [], 0
     while index < len(runs):
-        closing = partner[index]
-        if closing is None:
-            index += 1
-        else:
+        if (closing := partner[index]) is not None:
             spans.append((runs[index][0], runs[closing][1]))
-            index = closing + 1
+        index = index + 1 if closing is None else closing + 1
     return spans, limit
 
 
-def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
+def scan(text: str) -> tuple[list[Math], list[tuple[int, str]]]:
     """The math spans of ``text`` and the problems found (unbalanced ``$``, control characters),
     each with its 1-based line in ``text``; at most MAX_PROBLEMS problems and a last line saying
     that more follow. Linear in the length of ``text``."""
     code, lines = _Code(text), _Lines(text)
-    spans: list[MathSpan] = []
+    spans: list[Math] = []
     problems: list[tuple[int, str]] = []
     position = 0
     for _ in range(MAX_MARKS):
@@ -137,22 +133,14 @@ def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
                 problems.append((lines.at(opening), f"the {delimiter} before '{excerpt}' is never closed"))
             position = opening + len(delimiter)
             continue
-        spans.append(MathSpan(opening, closing + len(delimiter), display, lines.at(opening)))
+        spans.append(Math(opening, closing + len(delimiter), opening + len(delimiter), closing, display))
         position = closing + len(delimiter)
-    if text.find("$", position, code.limit) != -1:
-        problems.append(
-            (
-                lines.at(position),
-                f"the math after this line is not checked: the text has more than {MAX_MARKS:,} $ signs",
-            )
-        )
+    unchecked = [(position, "$ signs")] if text.find("$", position, code.limit) != -1 else []
     if code.limit < len(text):
-        problems.append(
-            (
-                lines.at(max(position, code.limit)),
-                f"the math after this line is not checked: the text has more than {MAX_MARKS:,} runs of backticks",
-            )
-        )
+        unchecked.append((max(position, code.limit), "runs of backticks"))
+    for offset, marks in unchecked:
+        message = f"the math after this line is not checked: the text has more than {MAX_MARKS:,} {marks}"
+        problems.append((lines.at(offset), message))
     problems += _control_characters(text, spans)
     if len(problems) > MAX_PROBLEMS:
         problems = problems[:MAX_PROBLEMS] + [
@@ -163,45 +151,21 @@ def scan(text: str) -> tuple[list[MathSpan], list[tuple[int, str]]]:
 
 def _closing(text: str, delimiter: str, start: int) -> int:
     """Where the first ``delimiter`` at or after ``start`` that no backslash escapes begins; -1 if none."""
-    closing = start
-    while True:
-        closing = text.find(delimiter, closing)
-        if closing == -1 or text[closing - 1] != "\\":
-            return closing
-        closing += 1
+    while (closing := text.find(delimiter, start)) != -1 and text[closing - 1] == "\\":
+        start = closing + 1
+    return closing
 
 
-def _control_characters(text: str, spans: list[MathSpan]) -> list[tuple[int, str]]:
+def _control_characters(text: str, spans: list[Math]) -> list[tuple[int, str]]:
     lines, found = _Lines(text), []
     for span in spans:
         for match in _CONTROL.finditer(text, span.start, span.end):
-            hint = _HINTS.get(match[0], "")
-            found.append(
-                (
-                    lines.at(match.start()),
-                    f"control character U+{ord(match[0]):04X} inside math"
-                    + (f": a backslash command lost its backslash, {hint}" if hint else ""),
-                )
-            )
+            hint = _HINTS.get(match[0])
+            lost = f": a backslash command lost its backslash, {hint}" if hint else ""
+            found.append((lines.at(match.start()), f"control character U+{ord(match[0]):04X} inside math{lost}"))
             if len(found) > MAX_PROBLEMS:
                 return found
     return found
-
-
-# Display environments that MathJax (and so a notebook) shows without $$ around them.
-ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "gather*", "eqnarray", "eqnarray*", "multline")
-
-
-@dataclass(frozen=True)
-class Math:
-    """A piece of math: ``start``, ``end`` with its delimiters; ``inside_start``, ``inside_end``
-    without them; ``display``: on a line of its own (``$$``, ``\\[``, ``align``), not in a sentence."""
-
-    start: int
-    end: int
-    inside_start: int
-    inside_end: int
-    display: bool
 
 
 def math_in(text: str) -> list[Math]:
@@ -209,23 +173,19 @@ def math_in(text: str) -> list[Math]:
     outside those ``\\[...\\]``, ``\\(...\\)`` and display environments, which notebooks show
     without ``$``. Linear in the length of the text."""
     spans, _ = scan(text)
-    dollars = [
-        Math(s.start, s.end, s.start + (2 if s.display else 1), s.end - (2 if s.display else 1), s.display)
-        for s in spans
-    ]
     fenced = (
         [Math(m.start(), m.end(), m.start(1), m.end(1), True) for m in _MATH_FENCE.finditer(text)]
         if "```math" in text
         else []
     )
-    return sorted(dollars + _bracketed_math(text, spans) + fenced, key=lambda math: math.start)
+    return sorted(spans + _bracketed_math(text, spans) + fenced, key=lambda math: math.start)
 
 
 # GitHub's math block: a fenced block whose info is "math" holds display math.
 _MATH_FENCE = re.compile(r"^[ \t]*```math[ \t]*\n(.*?)^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-def _bracketed_math(text: str, spans: list[MathSpan]) -> list[Math]:
+def _bracketed_math(text: str, spans: list[Math]) -> list[Math]:
     """The math of ``text`` outside its ``$`` ``spans``, in order."""
     masked = list(text)
     for span in spans:

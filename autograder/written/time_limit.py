@@ -14,9 +14,7 @@ import gc
 import json
 import multiprocessing
 import os
-import signal
 import threading
-import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -33,10 +31,6 @@ class TimeLimitExceeded(Exception):
 class ChildFailed(Exception):
     """The child raised or died; the message says how."""
 
-    def __init__(self, message: str, kind: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind  # the exception's class name; "" when the child died without a word
-
 
 def run_with_time_limit(
     function: Callable[..., Model],
@@ -45,12 +39,8 @@ def run_with_time_limit(
     model: type[Model],
     expected: tuple[type[Exception], ...] = (),
 ) -> Model:
-    """``function(*args)`` run in a child process within ``seconds``; its result must be ``model``.
-
-    An exception of a class in ``expected`` is raised again here with its message; any other
-    exception or death of the child raises :class:`ChildFailed`, and a child still running after
-    ``seconds`` is killed and raises :class:`TimeLimitExceeded`.
-    """
+    """``function(*args)``, a ``model``, run in a child process within ``seconds``; an exception of a
+    class in ``expected`` is raised again here with its message."""
     # A fork copies only the calling thread: with other threads running, a lock one of them held
     # would stay locked in the child, so start a fresh interpreter then.
     forks = hasattr(os, "fork") and threading.active_count() == 1
@@ -67,10 +57,7 @@ def run_with_time_limit(
         child.join()
         raise ChildFailed(f"the reading process stopped unexpectedly (exit code {child.exitcode})") from None
     finally:
-        if hasattr(signal, "SIGKILL"):
-            child.kill()
-        else:  # Windows: terminate() is TerminateProcess there, as final as a kill
-            child.terminate()
+        child.kill()  # on Windows, TerminateProcess: as final
         child.join()
         receiver.close()
     if "result" in reply:
@@ -78,7 +65,7 @@ def run_with_time_limit(
     for error_class in expected:
         if reply["kind"] == error_class.__name__:
             raise error_class(reply["message"])
-    raise ChildFailed(f"{reply['kind']}: {reply['message']}", reply["kind"])
+    raise ChildFailed(f"{reply['kind']}: {reply['message']}")
 
 
 def _child(sender: Connection, function: Callable[..., BaseModel], args: tuple[Any, ...]) -> None:
@@ -88,6 +75,6 @@ def _child(sender: Connection, function: Callable[..., BaseModel], args: tuple[A
     try:
         reply = {"result": function(*args).model_dump_json()}
     except Exception as error:  # reported to the parent, which decides what it means
-        reply = {"kind": type(error).__name__, "message": str(error), "traceback": traceback.format_exc()}
+        reply = {"kind": type(error).__name__, "message": str(error)}
     sender.send_bytes(json.dumps(reply).encode())
     sender.close()
