@@ -19,8 +19,10 @@ ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 _KEYWORD = re.compile(r"^(?:question|q|part|problem|exercise|task|section)\s*\.?\s*", re.IGNORECASE)
 _DECORATION = re.compile(r"[*_`]+")
 _NUMBER = re.compile(r"\d+")
-# A letter or a part, after any separator: "(a)", "a", ".ii", "-ii".
-_COMPONENT = re.compile(r"[\s.:\-_]*(?:\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9]))")
+# A letter or a part, after any separator: "(a)", "a", ".ii", "-ii", ", part c", ", item ii".
+_COMPONENT = re.compile(
+    r"[\s.:\-_,]*(?:(?:part|item|sub-?part)\s+)?(?:\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9]))"
+)
 _LETTERS = "abcdefgh"
 # Up to three spaces of indentation, as Markdown allows before a paragraph; "- **(a)**" (a list) is
 # not a label but an item of the answer.
