@@ -342,11 +342,11 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
     except ReadError:
         return None
     if plain and atom is not None and not atom.subscript and len(atom.base) == 1:
-        run = reader.adjacent_run(found[index])
+        run = reader.together(found[index], ("letter", "number"))
         if 0 < len(run) <= 2:
             return Atom(atom.base, run, atom.superscript, atom.transposed)
     if plain and atom is not None and atom.base.islower() and len(atom.subscript) == 1:
-        run = reader.adjacent_run(atom.subscript[0])
+        run = reader.together(atom.subscript[0], ("letter", "number"))
         if len(run) == 1:  # du_wk typed for du_{w_k}: the k-th of the list w, as the reader takes u_wk
             return Atom(atom.base, (atom.subscript[0], Token("symbol", "_", run[0].start, run[0].start), *run))
     if atom is not None and atom.base.islower() and len(atom.subscript) == 1 and reader.peek().text == "_":
@@ -497,9 +497,10 @@ class Lexer:
             name, width = FUNCTION_WORDS[self.word_ahead()], 0
         elif token.kind == "letter" and self.own_function(token.text):
             name, width = token.text, 1
-        elif token.kind == "letter":
-            word, width = self.letters_ahead()
-            name = FUNCTION_WORDS.get(word.lower(), "") if len(word) > 1 and self.is_free(word) else ""
+        elif token.kind == "letter":  # the longest run of letters written together that is a function's name
+            run = "".join(letter.text for letter in self.together(None))
+            width = max((n for n in range(2, len(run) + 1) if run[:n].lower() in FUNCTION_WORDS), default=0)
+            name = FUNCTION_WORDS[run[:width].lower()] if width and self.is_free(run[:width]) else ""
         if not name:
             return ""
         if width:
@@ -515,22 +516,13 @@ class Lexer:
         applied = self.peek(1).text in OPEN or self.peek(1).text in ("'", "^")
         return applied and (letter in defined or f"{letter}'" in defined)
 
-    def letters_ahead(self) -> tuple[str, int]:
-        """The longest run of letters written together from here that spells a function's name."""
-        best, run = ("", 0), ""
-        for ahead in range(self.run_of_letters(after=None)):
-            run += self.peek(ahead).text
-            if run.lower() in FUNCTION_WORDS:
-                best = (run, ahead + 1)
-        return best
-
-    def run_of_letters(self, after: Token | None) -> int:
-        """How many letters from here are written together (right after ``after``, when given)."""
-        ahead, previous = 0, after
-        while self.peek(ahead).kind == "letter" and (previous is None or self.peek(ahead).start == previous.end):
-            previous = self.peek(ahead)
-            ahead += 1
-        return ahead
+    def together(self, after: Token | None, kinds: tuple[str, ...] = ("letter",)) -> tuple[Token, ...]:
+        """The tokens of ``kinds`` from here written together (right after ``after``, when given)."""
+        run: list[Token] = []
+        while self.peek(len(run)).kind in kinds and (after is None or self.peek(len(run)).start == after.end):
+            after = self.peek(len(run))
+            run.append(after)
+        return tuple(run)
 
     def is_free(self, name: str) -> bool:
         """Whether ``name`` is no symbol of the notation (``e`` may be one)."""
@@ -561,30 +553,16 @@ class Lexer:
         return 0
 
     def same_index(self) -> SameIndex | None:
-        """``w = o``, ``w_k \\neq w``, ``w_{k} = w`` up to the closing bracket: indices compared,
-        else None (``y_i = 1`` compares values)."""
-        for length in range(1, 6):
-            operator = self.peek(length).text
-            if operator in ("=", "\\neq", "\\ne"):
-                left = tuple(self.found[self.position : self.position + length])
-                after = self.position + length + 1
-                right = tuple(self.found[after : after + self.index_length(after)])
-                try:
-                    indices = self.index_expression(left), self.index_expression(right)
-                except ReadError:
-                    return None  # not indices: values compared (y_i = 1)
-                self.position = after + len(right)
-                return SameIndex(*indices, operator != "=")
-        return None
-
-    def index_length(self, start: int) -> int:
-        """How many tokens from ``start`` an index takes: ``o``, ``w_k``, ``w_{k}``."""
-        if self.peek(start - self.position + 1).text != "_":
-            return 1
-        if self.peek(start - self.position + 2).text != "{":
-            return 3
-        closing = next((n for n in range(3, 8) if self.peek(start - self.position + n).text == "}"), 3)
-        return closing + 1
+        """``w = o``, ``w_k \\neq w``, ``w_{k} = w``, all that is left: indices compared, else None
+        (``y_i = 1`` compares values)."""
+        rest = self.found[self.position :]
+        at = next((n for n in range(1, 6) if self.peek(n).text in ("=", "\\neq", "\\ne")), 0)
+        try:  # with no comparison, the left side is empty: no index
+            left, right = self.index_expression(tuple(rest[:at])), self.index_expression(tuple(rest[at + 1 :]))
+        except ReadError:
+            return None
+        self.position = len(self.found)
+        return SameIndex(left, right, rest[at].text != "=")
 
     # ------------------------------------------------------------------ sums
 
@@ -637,49 +615,30 @@ class Lexer:
         if self.peek().text in ("\\neq", "\\ne"):
             self.take()
             return _Range(token.text, skip=self.index_expression(tuple(self.found[self.position :])))
-        lower, upper = 1, _NO_LIMIT
-        if self.peek().text == "=" and self.peek(1).kind == "number":
-            self.take()
-            lower, upper = int(float(self.take().text)), self.range_rest("")
-        elif self.peek().text == "\\in":
-            self.take()
-            lower, upper = self.set_range()
+        lower, upper = 1, tuple[Token, ...]()
+        first = 2 if [self.peek().text, self.peek(1).text] == ["\\in", "\\{"] else int(self.peek().text == "=")
+        if first and self.peek(first).kind == "number":  # k=1..K, k \in \{1, \dots, K\}
+            closing = "\\}" if first == 2 else ""
+            self.position += first
+            lower, marks = int(float(self.take().text)), self.position
+            while self.peek().text in _RANGE_MARKS:
+                self.take()
+            start = self.position  # the upper limit, when marks (.., \dots, :) say one follows
+            while start > marks and not self.at_end() and self.peek().text not in (closing, *_CONDITION_MARKS):
+                self.take()
+            upper = tuple(self.found[start : self.position])
+            if closing:
+                self.expect(closing)
+        elif self.peek().text == "\\in":  # a set by name (V): the range is that of what the index picks out
+            while not self.at_end() and self.peek().text not in _CONDITION_MARKS:
+                self.take()
         if self.at_end():
             return _Range(token.text, lower=lower, upper=upper)
-        if self.take().text in _CONDITION_MARKS:
-            condition = self.same_index()
-            if condition is not None and self.at_end():
-                return _Range(token.text, condition=condition, lower=lower, upper=upper)
+        if self.take().text in _CONDITION_MARKS and (condition := self.same_index()) is not None:
+            return _Range(token.text, condition=condition, lower=lower, upper=upper)
         raise ReadError(
             f"the sum's range '{_flat(tuple(self.found))}' is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
         )
-
-    def range_rest(self, closing: str) -> tuple[Token, ...]:
-        """After a range's first value: ``..K``, ``, \\dots, K``, ``:K`` up to ``closing`` (taken; ""
-        for the end or a condition): the upper limit, () when none is written."""
-        if self.peek().text in _RANGE_MARKS:
-            while self.peek().text in _RANGE_MARKS:
-                self.take()
-            start = self.position
-            while not self.at_end() and self.peek().text not in (closing, *_CONDITION_MARKS):
-                self.take()
-            upper = tuple(self.found[start : self.position])
-        else:
-            upper = ()
-        if closing:
-            self.expect(closing)
-        return upper
-
-    def set_range(self) -> tuple[int, tuple[Token, ...]]:
-        """After ``\\in``: ``\\{1, \\dots, K\\}`` or ``\\{1..K\\}`` (the first value and the upper
-        limit); else a set by name (``V``), whose range is that of what the index picks out."""
-        if self.peek().text == "\\{" and self.peek(1).kind == "number":
-            self.take()
-            lower = int(float(self.take().text))
-            return lower, self.range_rest("\\}")
-        while not self.at_end() and self.peek().text not in _CONDITION_MARKS:
-            self.take()
-        return 1, ()
 
     # ------------------------------------------------------------------ names
 
@@ -702,25 +661,21 @@ class Lexer:
                 word = _word(list(group)) or ""
                 return self.attached(Atom(word)) if word and self.is_defined(word) else None
             return self.attached(inner)
-        if token.kind == "letter" and (word := self.defined_word(token)):
+        word = "".join(letter.text for letter in self.together(None))  # probs: a name the answer defined
+        if len(word) >= 2 and self.is_defined(word):
             self.position += len(word)
             return self.attached(Atom(word))
-        if token.kind == "letter" or (token.kind == "command" and token.text[1:] in GREEK) or token.text == "\\ell":
+        if (
+            token.kind == "letter"
+            or token.text == "\\ell"
+            or (token.kind == "command" and token.text[1:].lower() in GREEK)
+        ):
             self.take()
             name = token.text.lstrip("\\")
             if token.kind == "letter" and (joined := self.run_together(token)):
                 return self.attached(Atom(name, joined))
             return self.attached(Atom("l" if name == "ell" else name))
-        if token.kind == "command" and token.text[1:].lower() in GREEK:  # \Theta
-            self.take()
-            return self.attached(Atom(token.text[1:]))
         return None
-
-    def defined_word(self, letter: Token) -> str:
-        """The name of several letters the answer defined (``probs``) that starts here, else ""."""
-        length = self.run_of_letters(after=None)
-        word = "".join(self.peek(ahead).text for ahead in range(length))
-        return word if length >= 2 and self.is_defined(word) else ""
 
     def is_defined(self, name: str) -> bool:
         """Whether the answer defined ``name`` (read or not)."""
@@ -735,7 +690,7 @@ class Lexer:
         vocabulary = self.vocabulary
         if vocabulary is None or self.peek().text == "_":
             return ()
-        run = self.adjacent_run(letter)
+        run = self.together(letter, ("letter", "number"))
         if not run or len(run) > 4:
             return ()
         key = f"{letter.text}_{''.join(t.text for t in run)}"
@@ -748,15 +703,6 @@ class Lexer:
             self.position += len(run)
             return tuple(run)
         return ()
-
-    def adjacent_run(self, after: Token) -> tuple[Token, ...]:
-        """The letters and digits from here written right after ``after``, without a space."""
-        run: list[Token] = []
-        previous = after
-        while self.peek(len(run)).kind in ("letter", "number") and self.peek(len(run)).start == previous.end:
-            previous = self.peek(len(run))
-            run.append(previous)
-        return tuple(run)
 
     def attached(self, atom: Atom) -> Atom:
         """``atom`` with the subscript and the name's superscript (``W^{(2)}``) that follow it."""
@@ -794,7 +740,7 @@ class Lexer:
         indices (``u_wk`` for ``u_{w_k}``); consumed."""
         if self.vocabulary is None or len(subscript) != 1 or subscript[0].kind != "letter":
             return ()
-        run = self.run_of_letters(after=subscript[0])
+        run = len(self.together(subscript[0]))
         following = self.peek().text
         if (
             run == 1
@@ -947,9 +893,9 @@ class Lexer:
         start = self.position
         self.position += bracket
         try:
-            if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
+            if self.peek().kind != "letter" or glued or len(self.together(None)) < 3:
                 return False
-            if bracket and self.peek(self.run_of_letters(after=None)).text != ")":
+            if bracket and self.peek(len(self.together(None))).text != ")":
                 return False
             for lexeme in self.operand():
                 if lexeme.type == "NAME":
@@ -1111,9 +1057,6 @@ class _Range:
     upper: tuple[Token, ...] = ()  # the upper limit, when written below the sum (k=1..K)
     limit: str = ""  # the upper limit read: a size (K, |V|) or a number
     shift: int = 0  # what the upper limit adds to the size: -1 for K-1
-
-
-_NO_LIMIT: tuple[Token, ...] = ()
 
 
 _RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}

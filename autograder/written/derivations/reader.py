@@ -115,7 +115,7 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
     if lexer.word_starts():
         if len(re.findall(r"[A-Za-z]{3,}", latex)) >= 3:  # "the number of words times two"
             raise ReadError("there is no formula in it, only words")
-        word = "".join(token.text for token in found[: lexer.run_of_letters(after=None)])
+        word = "".join(token.text for token in lexer.together(None))
         raise ReadError(f"it starts with '{word}', which is no symbol or function of this question")
     lexemes, commentary = lexer.lexemes()
     node = _parse(lexemes, lexer, "start")
@@ -204,10 +204,8 @@ def _unread_definition(atom: Atom, vocabulary: Vocabulary) -> str:
     side = vocabulary.unread_definitions[atom.key]
     shown = " ".join((side if isinstance(side, str) else side.shown()).split())
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    others = {**vocabulary.unread_definitions}
-    del others[atom.key]
     try:  # read with the other unread names missing: the error names what is really missing
-        read_side(side, vocabulary._with(unread_definitions=others))
+        read_side(side, vocabulary.restated(atom.key))
     except ReadError as error:
         return f"{shown_atom(atom)} is defined as '{shown}', which cannot be read: {error}"
     return f"{shown_atom(atom)} is defined as '{shown}', which cannot be read"
