@@ -1,21 +1,19 @@
 """The lexemes of a formula: what the grammar (``formula.lark``) is written over.
 
-A formula's LaTeX (after :mod:`.spellings` made LaTeX of what was typed otherwise) is cut into
-tokens, and the tokens into lexemes: a name (a letter with its accent, font, subscript and a
-superscript that is part of it, ``\\hat{y}_w``, ``W^{(2)}``; or a name of the notation written
-together, ``vc``; or a name of several letters the answer defined), a function (``\\sigma``,
-``sigmoid``, ``\\mathrm{softmax}``, one the answer defined, with its primes and its power), a number,
-a script (``^{\\top}``, ``_{ji}``), a sum with its range (``\\sum_{k: w_k = w}``), a count, an
-operator or a bracket. This is the step that knows the question's notation (a :class:`Vocabulary`):
-which letters make one name depends on its symbols. Where the formula ends and commentary starts
-(``\\in``, ``\\quad``, a word that names nothing) is decided here too, outside every bracket.
+A formula's LaTeX (after :mod:`.spellings`) is cut into tokens, and the tokens into lexemes: a name
+(a letter with its accent, font, subscript and a superscript that is part of it, ``\\hat{y}_w``,
+``W^{(2)}``; a name of the notation written together, ``vc``; a name of several letters the answer
+defined), a function (``\\sigma``, ``sigmoid``, ``\\mathrm{softmax}``, one the answer defined, with
+its primes and its power), a number, a script, a sum with its range (``\\sum_{k: w_k = w}``), a
+count, an operator or a bracket. Which letters make one name depends on the question's notation (a
+:class:`Vocabulary`). Where the formula ends and commentary starts (``\\in``, ``\\quad``, a word that
+names nothing) is decided here too, outside every bracket.
 
-The :class:`Vocabulary` is what names may mean: the notation's symbols, families and indices, and
-the names the answer defined itself, which stand for what they were defined as (one vocabulary per
-answer, copied when a definition is added). The :class:`Lexer` says what a name means in it
-(:meth:`Lexer.resolve`): the answer's own definitions first, then the notation's symbols, parts of
-families, entries. The two depend on each other (a symbol's spellings are read as names), so they
-share this module.
+The :class:`Vocabulary` is what names may mean: the notation's, and the names the answer defined
+(one vocabulary per answer, copied when a definition is added). :meth:`Lexer.resolve` says what a
+name means: the answer's own definitions first, then the notation's symbols, parts of families,
+entries. The two depend on each other (a symbol's spellings are read as names), so they share this
+module.
 """
 
 from __future__ import annotations
@@ -156,8 +154,7 @@ class Token:
 
 
 def tokens(latex: str) -> list[Token]:
-    """The tokens of ``latex``, with other spellings written as LaTeX (:mod:`.spellings`) and sizing
-    commands dropped."""
+    """The tokens of ``latex`` once :mod:`.spellings` made it LaTeX, sizing commands dropped."""
     if len(latex) > MAX_LENGTH:
         raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
     return tokenised(as_latex(latex))
@@ -218,9 +215,7 @@ def _flat(group: tuple[Token, ...]) -> str:
 
 
 class Vocabulary:
-    """What the names of a formula may be: the notation's symbols and families, and the names the
-    answer defined itself (``s_o = \\sigma(u_o^\\top v_c)``, ``\\delta_2 = \\hat y - y``), which stand
-    for what they were defined as."""
+    """What names may mean: the notation's, and the answer's own (``\\delta_2 = \\hat y - y``)."""
 
     def __init__(self, notation: Notation) -> None:
         self.symbols = {key_of(spelling): s.latex for s in notation.symbols for spelling in (s.latex, *s.spellings)}
@@ -426,9 +421,7 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
 
 
 class Lexer:
-    """Cuts a formula's tokens into the lexemes of formula.lark: names (a letter with its accent,
-    font and subscript, or a name of the notation written together), functions, numbers, scripts,
-    sums with their ranges, counts, operators and brackets. What names mean is the vocabulary's."""
+    """Cuts a formula's tokens into the lexemes of formula.lark, and resolves names in its vocabulary."""
 
     def __init__(self, found: list[Token], vocabulary: Vocabulary | None) -> None:
         self.found, self.position, self.vocabulary = found, 0, vocabulary
@@ -488,7 +481,7 @@ class Lexer:
     # ------------------------------------------------------------------ functions
 
     def function_name(self) -> str:
-        """The function starting here (consumed), or "" when none does."""
+        """The function starting here (taken), or "" when none does."""
         token = self.peek()
         name = ""
         if token.kind == "command" and token.text[1:].lower() in FUNCTION_WORDS:
@@ -524,8 +517,7 @@ class Lexer:
             run.append(after)
         return tuple(run)
 
-    def is_free(self, name: str) -> bool:
-        """Whether ``name`` is no symbol of the notation (``e`` may be one)."""
+    def is_free(self, name: str) -> bool:  # no symbol of the notation (e may be one)
         return self.vocabulary is None or name not in self.vocabulary.symbols
 
     def primes(self) -> bool:
@@ -538,8 +530,7 @@ class Lexer:
         return found
 
     def function_power(self) -> float:
-        """The power written on a function's name, as ``\\tanh^2(z)`` is ``(\\tanh z)^2``
-        (consumed), or 0 when none is."""
+        """The power on a function's name (``\\tanh^2(z)`` is ``(\\tanh z)^2``), taken; else 0."""
         if self.peek().text != "^" or self.peek(1).text in ("'", "\\prime"):
             return 0
         start = self.position
@@ -590,8 +581,7 @@ class Lexer:
         return self.part(self.vocabulary.given[given[0]], index)
 
     def count(self) -> Node:
-        """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: how many indices meet the condition, a sum
-        of ones."""
+        """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: a sum of ones over the set's range."""
         bar = self.take().text != "\\#"
         opening = self.take().text  # \{, or { as typed without LaTeX: #{k : w_k = w}
         closing = OPEN[opening]
@@ -677,8 +667,7 @@ class Lexer:
             return self.attached(Atom("l" if name == "ell" else name))
         return None
 
-    def is_defined(self, name: str) -> bool:
-        """Whether the answer defined ``name`` (read or not)."""
+    def is_defined(self, name: str) -> bool:  # read or not
         vocabulary = self.vocabulary
         return vocabulary is not None and (name in vocabulary.definitions or name in vocabulary.unread_definitions)
 
@@ -827,7 +816,7 @@ class Lexer:
     def part(self, family: str, index: IndexExpression) -> Node:
         """A part of ``family``, or of what the answer defined in its place."""
         vocabulary = self.vocabulary
-        assert vocabulary is not None  # parts are only read with a notation
+        assert vocabulary is not None
         whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
         if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
             return Entry(whole, (index,))
@@ -961,7 +950,6 @@ class Lexer:
             self.single(made, add)
 
     def single(self, made: list[LarkToken], add: Callable[..., None]) -> None:
-        """A number, a script, an operator or a bracket (a lexeme of one token), or a name."""
         token = self.peek()
         if token.kind == "number":
             add("NUMBER", self.take().text)
@@ -986,13 +974,11 @@ class Lexer:
             add("NAME", atom)
 
     def grouped(self, made: list[LarkToken], group: tuple[Token, ...], opening: str, closing: str) -> None:
-        """The lexemes of ``group`` between brackets of the kinds ``opening`` and ``closing``."""
-        inner, _ = Lexer(list(group), self.vocabulary).lexemes(inside=True)
+        inner, _ = self.sub_reader(group).lexemes(inside=True)
         made += [LarkToken(opening, _Lexeme("{")), *inner, LarkToken(closing, _Lexeme("}"))]
 
     def function(self, made: list[LarkToken], function: str, text: str) -> None:
-        """A function's name (taken) with its primes and power: a call when a bracket follows,
-        ``\\exp x`` or ``\\log x`` without one, ``\\max(0, z)``."""
+        """A function with its primes and power: called on a bracket, or ``\\exp x``, ``\\log x``."""
         derivative = self.primes()
         power = self.function_power()
         opens = self.peek().text in OPEN
@@ -1029,7 +1015,7 @@ class Lexer:
         return False
 
     def summed(self) -> _Range:
-        """``\\sum`` with what is written below and above it (taken): the index and its range."""
+        """``\\sum`` with what is written below and above it (taken)."""
         self.take()
         written, upper, shift = _Range(""), "", 0
         for _ in range(2):
@@ -1102,8 +1088,7 @@ def shown_atom(atom: Atom) -> str:
 
 @dataclass(frozen=True)
 class _Lexeme:
-    """What a lexeme holds: its text as written (for messages) and what it carries (an
-    :class:`Atom`, a script's tokens, a function, a node read whole)."""
+    """A lexeme's text as written (for messages) and what it carries (an Atom, a script, a node)."""
 
     text: str
     payload: object = None
@@ -1150,5 +1135,4 @@ _ENDS_OPERAND = {"NAME", "NUMBER", "NODE", "PRIME", "SUPERSCRIPT", "SUBSCRIPT", 
 
 
 def _operand_ended(made: list[LarkToken]) -> bool:
-    """Whether the lexemes so far end with a whole operand (a name, a closing bracket)."""
     return bool(made) and made[-1].type in _ENDS_OPERAND

@@ -272,13 +272,21 @@ class _Builder:
     def primary(self, tree: Tree | LarkToken) -> Node:
         assert isinstance(tree, Tree), tree  # every terminal of formula.lark sits in a rule
         children = tree.children
-        if tree.data in ("number", "name", "node"):
-            return self.leaf(tree.data, children[0])
+        if tree.data == "number":
+            return Number(float(_text(children[0])))
+        if tree.data == "node":
+            return _payload(children[0])
+        if tree.data == "name":
+            atom = _payload(children[0])
+            node = self.names.resolve(atom)
+            return Transpose(node) if atom.transposed else node
         if tree.data in ("signed", "negative"):
             operand = self.build(children[1])
             return Negative(operand) if tree.data == "negative" else operand
-        if tree.data in ("bracket", "argument"):
-            return self.inside(children[1], children[0])
+        if tree.data in ("bracket", "argument") and isinstance(children[1], Tree) and children[1].data == "stack":
+            return self.stack(children[1], children[0])
+        if tree.data in ("bracket", "argument"):  # a formula or a condition (Iverson's bracket, numpy's mask)
+            return self.build(children[1])
         if tree.data == "fraction":
             return Product(self.build(children[1]), self.build(children[2]), "divide")
         if tree.data == "summation":
@@ -295,25 +303,8 @@ class _Builder:
             return self.condition(tree)
         raise ReadError(f"the reader has no rule for {tree.data}")
 
-    def leaf(self, kind: str, token: Tree | LarkToken) -> Node:
-        if kind == "number":
-            return Number(float(_text(token)))
-        if kind == "node":
-            return _payload(token)
-        atom = _payload(token)
-        node = self.names.resolve(atom)
-        return Transpose(node) if atom.transposed else node
-
-    def inside(self, inside: Tree | LarkToken, opening: Tree | LarkToken) -> Node:
-        """What a bracket holds: a formula, a condition (Iverson's bracket, numpy's mask) or the
-        parts of a family written out (``[u_{w_1}; \\dots; u_{w_K}]``)."""
-        if isinstance(inside, Tree) and inside.data == "condition":
-            return self.condition(inside)
-        if isinstance(inside, Tree) and inside.data == "stack":
-            return self.stack(inside, opening)
-        return self.build(inside)
-
     def stack(self, tree: Tree, opening: Tree | LarkToken) -> Node:
+        """The parts of a family written out (``[u_{w_1}; \\dots; u_{w_K}]``)."""
         first, separator, _, again, last = tree.children
         ends = [self.build(end) for end in (first, last)]
         first_part, last_part = (node.operand if isinstance(node, Transpose) else node for node in ends)
