@@ -389,11 +389,8 @@ def _word(found: list[Token]) -> str | None:
     """A name of several letters written together (``probs``), as plain text defines one; None when
     ``found`` is something else or a function's name."""
     found = [token for token in found if token.text not in _WORDS and token.text not in "{}"]  # \mathrm{err}
-    together = all(before.end == after.start for before, after in zip(found, found[1:]))
-    word = "".join(token.text for token in found)
-    if len(found) < 2 or not together or any(t.kind != "letter" for t in found) or word.lower() in FUNCTION_WORDS:
-        return None
-    return word
+    word = "".join(letter.text for letter in Lexer(found, None).together(None))
+    return word if len(word) == len(found) >= 2 and word.lower() not in FUNCTION_WORDS else None
 
 
 def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
@@ -853,9 +850,7 @@ class Lexer:
         while not self.at_end():
             if depth == 0 and self.commentary_starts(made):
                 return made, self.position
-            start = len(made)
-            self.lexeme(made)
-            depth += sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
+            depth += self.lexeme(made)
             if depth > MAX_DEPTH:
                 raise ReadError(f"it nests more than {MAX_DEPTH} levels deep")
         return made, None
@@ -886,7 +881,11 @@ class Lexer:
                 return False
             if bracket and self.peek(len(self.together(None))).text != ")":
                 return False
-            for lexeme in self.operand():
+            made: list[LarkToken] = []  # the operand that starts here, a function's bracket included
+            depth = self.lexeme(made)
+            while made[-1].type in ("FUNCTION", "MAX") or depth > 0:
+                depth += self.lexeme(made)
+            for lexeme in made:
                 if lexeme.type == "NAME":
                     self.resolve(lexeme.value.payload)
         except ReadError:
@@ -895,20 +894,9 @@ class Lexer:
             self.position = start
         return False
 
-    def operand(self) -> list[LarkToken]:
-        """The lexemes of the operand that starts here, a function's bracket included (taken)."""
-        made: list[LarkToken] = []
-        self.lexeme(made)
-        depth = 0
-        while made[-1].type in ("FUNCTION", "MAX") or depth > 0:
-            start = len(made)
-            self.lexeme(made)
-            depth += sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
-        return made
-
-    def lexeme(self, made: list[LarkToken]) -> None:
-        """The lexeme (or the few) that starts here, taken and added to ``made``."""
-        token = self.peek()
+    def lexeme(self, made: list[LarkToken]) -> int:
+        """The lexeme (or the few) that starts here, taken and added to ``made``; the brackets it opens."""
+        token, start = self.peek(), len(made)
 
         def add(kind: str, payload: object = None, text: str = token.text) -> None:
             made.append(LarkToken(kind, _Lexeme(text, payload)))
@@ -948,6 +936,7 @@ class Lexer:
             raise ReadError("it writes out an array entry by entry (\\begin{...}), which is not read")
         else:
             self.single(made, add)
+        return sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
 
     def single(self, made: list[LarkToken], add: Callable[..., None]) -> None:
         token = self.peek()

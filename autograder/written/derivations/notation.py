@@ -73,12 +73,6 @@ class Notation:
     families: tuple[Family, ...] = ()
     indices: tuple[Index, ...] = ()
 
-    def symbol(self, latex: str) -> Symbol:
-        for symbol in self.symbols:
-            if symbol.latex == latex:
-                return symbol
-        raise KeyError(f"no symbol {latex!r} in the notation")
-
 
 @dataclass(frozen=True)
 class Convention:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -149,10 +150,7 @@ def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
             terms.append(Product(value, taken[-1], "product"))
         else:
             raise ReadError(f"the row '{formula}' of its cases says for which case it holds nowhere")
-    node = terms[0]
-    for term in terms[1:]:
-        node = Sum(node, term)
-    return node, ""
+    return reduce(Sum, terms), ""
 
 
 class _ListLexer(LarkLexer):
