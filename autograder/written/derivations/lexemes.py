@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import takewhile
 
 from lark import Token as LarkToken
 
@@ -462,42 +463,30 @@ class Lexer:
     def sub_reader(self, group: tuple[Token, ...]) -> Lexer:
         return Lexer(list(group), self.vocabulary)
 
-    def word_ahead(self, lower: bool = True) -> str:
-        """The word of ``\\mathrm{word}`` at the current position, lower case unless not ``lower``."""
-        following = self.peek(1)
-        if following.text != "{":
-            return following.text.lower() if lower else following.text
-        words = []
-        for ahead in range(2, 40):
-            token = self.peek(ahead)
-            if token.text == "}" or token.kind == "end":
-                break
-            words.append(token.text)
-        return "".join(words).lower() if lower else "".join(words)
+    def word_ahead(self) -> str:
+        """The word of ``\\mathrm{word}`` at the current position."""
+        if self.peek(1).text != "{":
+            return self.peek(1).text
+        return "".join(takewhile(lambda text: text not in ("}", ""), (self.peek(n).text for n in range(2, 40))))
 
     # ------------------------------------------------------------------ functions
 
     def function_name(self) -> str:
         """The function starting here (taken), or "" when none does."""
-        token = self.peek()
-        name = ""
+        token, name, width = self.peek(), "", 1
         if token.kind == "command" and token.text[1:].lower() in FUNCTION_WORDS:
-            name, width = FUNCTION_WORDS[token.text[1:].lower()], 1
-        elif token.text in _WORDS and self.word_ahead() in FUNCTION_WORDS:
-            name, width = FUNCTION_WORDS[self.word_ahead()], 0
+            name = FUNCTION_WORDS[token.text[1:].lower()]
+        elif token.text in _WORDS and (word := self.word_ahead().lower()) in FUNCTION_WORDS:
+            self.take()
+            self.group()
+            return FUNCTION_WORDS[word]
         elif token.kind == "letter" and self.own_function(token.text):
-            name, width = token.text, 1
+            name = token.text
         elif token.kind == "letter":  # the longest run of letters written together that is a function's name
             run = "".join(letter.text for letter in self.together(None))
             width = max((n for n in range(2, len(run) + 1) if run[:n].lower() in FUNCTION_WORDS), default=0)
             name = FUNCTION_WORDS[run[:width].lower()] if width and self.is_free(run[:width]) else ""
-        if not name:
-            return ""
-        if width:
-            self.position += width
-        else:
-            self.take()
-            self.group()
+        self.position += width if name else 0
         return name
 
     def own_function(self, letter: str) -> bool:
@@ -652,11 +641,7 @@ class Lexer:
         if len(word) >= 2 and self.is_defined(word):
             self.position += len(word)
             return self.attached(Atom(word))
-        if (
-            token.kind == "letter"
-            or token.text == "\\ell"
-            or (token.kind == "command" and token.text[1:].lower() in GREEK)
-        ):
+        if token.kind == "letter" or token.text == "\\ell" or token.text[1:].lower() in GREEK:  # \Theta too
             self.take()
             name = token.text.lstrip("\\")
             if token.kind == "letter" and (joined := self.run_together(token)):
@@ -860,7 +845,7 @@ class Lexer:
         ``, where``, ``\\text{for } w = o``, ``3k steps``)."""
         token = self.peek()
         if token.text in _WORDS:
-            named = self.word_ahead() in FUNCTION_WORDS or self.is_defined(self.word_ahead(lower=False))
+            named = self.word_ahead().lower() in FUNCTION_WORDS or self.is_defined(self.word_ahead())
             return token.text in _STOPS and _operand_ended(made) and not named
         if token.text in _BARS and self.peek(1).text == "\\{":
             return False  # a count: |\{k : w_k = w\}|
@@ -954,7 +939,7 @@ class Lexer:
         elif token.text in KINDS:
             add(KINDS[self.take().text])
         else:
-            word = self.word_ahead(lower=False) if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
+            word = self.word_ahead() if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
             atom = self.atom()
             if atom is None and word:
                 raise ReadError(f"it uses '{word}', which is no symbol or function of this question")
