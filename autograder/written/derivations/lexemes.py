@@ -47,19 +47,13 @@ from autograder.written.derivations.tree import (
 )
 
 MAX_LENGTH = 1000  # characters of one formula
-
-
 MAX_DEPTH = 60  # nested brackets, products and sums
-
-
 MAX_POWER = 8  # the largest exponent read (a larger one is no formula of these assignments)
-
 
 _TOKEN = re.compile(
     r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|#])"
     r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
 )
-
 
 _DROPPED = {
     "\\" + name
@@ -67,9 +61,7 @@ _DROPPED = {
     "displaystyle textstyle limits nolimits nonumber notag".split()
 }
 
-
 _SAME = {"\\Sigma": "\\sum", "\\cdotp": "\\cdot", "\\div": "/"}  # commands read as others
-
 
 ACCENTS = {
     "\\hat": "hat",
@@ -80,12 +72,9 @@ ACCENTS = {
     "\\overline": "bar",
 }
 
-
 FONTS = {"\\mathbf", "\\boldsymbol", "\\bm", "\\vec", "\\mathit", "\\mathbfit", "\\pmb", "\\mathnormal"}
 
-
 _WORDS = {"\\mathrm", "\\operatorname", "\\text", "\\textrm", "\\textit", "\\mathsf", "\\rm", "\\mbox"}
-
 
 FUNCTION_WORDS = {
     "sigma": "sigma",
@@ -103,28 +92,19 @@ FUNCTION_WORDS = {
     "max": "max",
 }
 
-
 _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
-
 
 OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 
-
 _TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
-
 
 _TRANSPOSE = {"\\top", "T", "\\intercal", "t", "\\prime", "'"}  # as _flat writes them: \\mathsf{T} is T
 
-
 COMPARE: dict[str, Relation] = {">": ">", "\\gt": ">", "\\geq": "≥", "\\ge": "≥", ">=": "≥"}
-
 
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
 _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
-
-
 _STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|"}
-
 
 _LESS = {"<", "\\lt", "\\leq", "\\le"}
 
@@ -1019,14 +999,10 @@ class _Range:
     shift: int = 0  # what the upper limit adds to the size: -1 for K-1
 
 
-_RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}
-
-
+_RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}  # k=1..K, \{1, \dots, K\}
 _CONDITION_MARKS = (":", "\\colon", "|", "\\mid", ",")
 
-
 _BARS = ("|", "\\lvert", "\\rvert", "\\vert")
-
 
 _DOTS = {"\\dots", "\\ldots", "\\cdots", "\\vdots"}
 
@@ -1098,12 +1074,9 @@ KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lar
     **{relation: "RELATION" for relation in (*COMPARE, *_LESS)},
 }
 
-
 _DEPTH = {"LPAR": 1, "LSQB": 1, "LBRACE": 1, "LSET": 1, "RPAR": -1, "RSQB": -1, "RBRACE": -1, "RSET": -1}
 
-
 CLOSING_TEXT = {"RPAR": ")", "RSQB": "]", "RBRACE": "}", "RSET": "\\}"}
-
 
 _ENDS_OPERAND = {"NAME", "NUMBER", "NODE", "PRIME", "SUPERSCRIPT", "SUBSCRIPT", "INDICATOR", *CLOSING_TEXT}
 

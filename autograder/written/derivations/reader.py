@@ -20,12 +20,9 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   entry by entry) and ``.T``; Julia's and Matlab's ``.*``, ``.-`` and ``'``; an equation editor's
   letters (``𝒚``, ``𝑾``) and combining accents.
 
-How, in three steps: what is typed for LaTeX (unicode, plain text, numpy) becomes LaTeX by the rows
-of :mod:`.spellings`; :mod:`.lexemes` cuts it into the grammar's terminals with the question's
-vocabulary (names, functions, scripts, sums with their ranges); ``formula.lark``, the grammar, says
-how they bind, and Lark's LALR parser built from it once gives the parse this module turns into the
-tree's typed nodes. Every notation a student may use is also a row of :mod:`.catalogue`, which the
-handouts' notation table is written from. ``\\label{...}`` and ``\\tag{...}`` are no part of a formula.
+How (``docs/architecture.md``): :mod:`.spellings` makes LaTeX of what was typed, :mod:`.lexemes` cuts
+it into the terminals of ``formula.lark``, Lark's LALR parser binds them and this module builds the
+tree. ``\\label{...}`` and ``\\tag{...}`` are no part of a formula.
 
 A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, ``\\text{...}`` that is no
 function, a word that names nothing, a tick or a star (``✓``), a ``#`` comment, or a shape in brackets
@@ -95,7 +92,6 @@ _CONDITION_AT_END = re.compile(
     r"\s*\((?![^()]*(?:\\mathbb|\\mathbf|\\mathds|\[))"
     r"(?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text\s*\{\s*(?:if|for|when|where)\b|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$"
 )
-
 
 # "(D_h x n)", "(|V| \times d)" closing a formula: its shape, said, not a factor.
 _SHAPE_AT_END = re.compile(r"\s*\(\s*[\w|{}\\ ]+?\s(?:x|×|\\times)\s[\w|{}\\ ]+\)\s*[.,;]?\s*$")
@@ -217,7 +213,6 @@ _PRODUCTS: dict[str, ProductKind] = {
     "dot": "dot",
     "divide": "divide",
 }
-
 
 _POSTFIX = {"transpose", "superscript", "entry"}
 
