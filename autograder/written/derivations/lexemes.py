@@ -253,12 +253,7 @@ class Vocabulary:
         stem, _, index = key.partition("_")
         kronecker = stem == "delta" and len(index) == 2 and index.isalpha()  # \delta_{wo}
         entry = index.isalpha() and self.symbols.get(stem) in self.vectors  # p_k, an entry of p
-        return (
-            key not in self.symbols
-            and not kronecker
-            and not entry
-            and (not index or stem not in self.families or index.isdigit())
-        )
+        return key not in self.symbols and not kronecker and not entry and self.defines(key)
 
     def meaning_given(self, key: str) -> bool:
         r"""Whether the notation gives ``key`` a meaning of its own (``u_w``, ``\delta_{wo}``), which
@@ -383,15 +378,9 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
         function = reader.function_name()
         if not function and reader.peek().kind == "letter" and reader.peek().text not in vocabulary.symbols:
             function = reader.take().text
-        if not function:
-            return None
-        if reader.primes():
-            function += "'"
-        if reader.peek().text not in OPEN:
-            return None
-        closing = OPEN[reader.take().text]
-        parameter = reader.take()
-        if parameter.kind != "letter" or reader.take().text != closing or not reader.at_end():
+        function += "'" if function and reader.primes() else ""
+        opening, parameter, closing = reader.take(), reader.take(), reader.take()
+        if not function or OPEN.get(opening.text) != closing.text or parameter.kind != "letter" or not reader.at_end():
             return None
     except ReadError:
         return None
@@ -735,11 +724,9 @@ class Lexer:
             )
         if atom.subscript and atom.stem in vocabulary.symbols:
             symbol = vocabulary.symbols[atom.stem]
-            if symbol in vocabulary.entry_definitions:  # y_i, where the answer defined y_k = ...
-                return Entry(
-                    Tabulate(*vocabulary.entry_definitions[symbol], like=symbol), self.entry_indices(atom.subscript)
-                )
-            return Entry(Name(symbol), self.entry_indices(atom.subscript))
+            entries = vocabulary.entry_definitions.get(symbol)  # y_i, where the answer defined y_k = ...
+            whole = Name(symbol) if entries is None else Tabulate(*entries, like=symbol)
+            return Entry(whole, self.entry_indices(atom.subscript))
         if (head := self.entry_of_named(atom)) is not None:  # v_{c,i}: entry i of v_c
             return head
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity
@@ -761,19 +748,18 @@ class Lexer:
 
     def kronecker(self, subscript: tuple[Token, ...]) -> SameIndex | None:
         """Kronecker's delta of two indices: ``\\delta_{wo}``, ``\\delta_{w,o}``, ``\\delta_{w, w_k}``."""
-        inside = [token for token in subscript if token.text not in "{}"]
-        letters = [token.text for token in inside if token.kind == "letter"]
-        if len(inside) == 2 and len(letters) == 2:
-            return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
+        inside = tuple(token for token in subscript if token.text not in "{}")
         commas = [n for n, token in enumerate(inside) if token.text == ","]
-        if len(commas) != 1:
+        if len(commas) == 1:
+            left, right = inside[: commas[0]], inside[commas[0] + 1 :]
+        elif len(inside) == 2 and all(token.kind == "letter" for token in inside):
+            left, right = inside[:1], inside[1:]
+        else:
             return None
         try:
-            left = self.index_expression(tuple(inside[: commas[0]]))
-            right = self.index_expression(tuple(inside[commas[0] + 1 :]))
+            return SameIndex(self.index_expression(left), self.index_expression(right))
         except ReadError:
             return None
-        return SameIndex(left, right)
 
     def part(self, family: str, index: IndexExpression) -> Node:
         """A part of ``family``, or of what the answer defined in its place."""
