@@ -405,7 +405,7 @@ class Lexer:
     def take(self) -> Token:
         token = self.peek()
         if token.kind == "end":
-            raise ReadError("it ends too soon (an operator or a bracket without what follows it)")
+            raise ReadError(not_read(token))
         self.position += 1
         return token
 
@@ -684,8 +684,7 @@ class Lexer:
         following = self.peek().text
         if (
             run == 1
-            and subscript[0].text in self.vocabulary.index_lists
-            and base in self.vocabulary.families
+            and self.lists(base, subscript)
             and following not in self.vocabulary.families
             and not any(key.startswith(following) for key in self.vocabulary.symbols)
         ):

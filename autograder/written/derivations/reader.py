@@ -302,18 +302,14 @@ class _Builder:
         ends = [self.build(end) for end in (first, last)]
         first_part, last_part = (node.operand if isinstance(node, Transpose) else node for node in ends)
         mark = _token(separator.children[0])
+        listed = last_part.index if isinstance(last_part, Part) else None  # u_{w_K}: the list w
         if (
-            _token(again.children[0]).type == mark.type
-            and isinstance(first_part, Part)
-            and isinstance(last_part, Part)
-            and isinstance(first_part.index, IndexOf)
-            and isinstance(last_part.index, IndexOf)
-            and first_part.family == last_part.family
-            and first_part.index.indices == last_part.index.indices
-            and first_part.index.position == IndexName("1")
+            isinstance(last_part, Part)
+            and isinstance(listed, IndexOf)
+            and first_part == Part(last_part.family, IndexOf(listed.indices, IndexName("1")))
+            and _token(again.children[0]).type == mark.type
         ):
-            columns = mark.type == "COMMA"
-            return Stack(first_part.family, first_part.index.indices, columns, last_part.index.position.name)
+            return Stack(last_part.family, listed.indices, mark.type == "COMMA", listed.position.name)
         closing = OPEN.get(_text(opening), ")")
         raise ReadError(f"expected '{closing}' but found '{mark.value.text}' (are the brackets balanced?)")
 
