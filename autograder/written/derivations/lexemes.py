@@ -551,9 +551,8 @@ class Lexer:
         return Summation(written.index, Number(1.0), written.skip, "", written.condition, written.lower)
 
     def sum_range(self) -> _Range:
-        """``w``, ``w=1``, ``k=1..K``, ``w \\in V``, ``k \\in \\{1, \\dots, K\\}``, ``w \\neq o``,
-        ``k: w_k = w``: the index, the value it skips, the condition its terms meet, the first value
-        and the upper limit when it is written here."""
+        """What is written below a sum: ``w``, ``w=1``, ``k=1..K``, ``w \\in V``, ``k \\in \\{1, \\dots, K\\}``,
+        ``w \\neq o``, ``k: w_k = w``."""
         token = self.take()
         if token.kind != "letter":
             raise ReadError(f"a sum's index must be a letter, not '{token.text}'")
@@ -792,9 +791,8 @@ class Lexer:
     # ------------------------------------------------------------------ lexemes
 
     def lexemes(self, inside: bool = False) -> tuple[list[LarkToken], int | None]:
-        """The formula's lexemes, and the index of the token where its commentary starts (None when
-        nothing follows it): a stop or a word that names nothing, outside every bracket. ``inside``:
-        the tokens are a group's (``e^{...}``), where nothing is commentary."""
+        """The formula's lexemes, and the index of the token where its commentary starts (None for none).
+        ``inside``: the tokens are a group's (``e^{...}``), where nothing is commentary."""
         made: list[LarkToken] = []
         depth = 1 if inside else 0
         while not self.at_end():
@@ -819,9 +817,7 @@ class Lexer:
         return token.text in _STOPS or (_operand_ended(made) and self.word_starts())
 
     def word_starts(self) -> bool:
-        """Whether a word that names nothing starts here (``steps`` of ``3k steps``):
-        three letters or more written together, apart from what comes before, that cannot be
-        read; it ends the formula."""
+        """Whether a word that names nothing starts here (``steps`` of ``3k steps``): it ends the formula."""
         glued = self.position > 0 and self.found[self.position - 1].end == self.peek().start
         bracket = self.peek().text == "(" and self.peek(1).kind == "letter"  # "(1 - h) (elementwise)"
         start = self.position
@@ -972,9 +968,7 @@ class Lexer:
 
 
 @dataclass(frozen=True)
-class _Range:
-    """What is written below a sum (or in a count's set): its index and what limits it."""
-
+class _Range:  # what is written below a sum (or in a count's set)
     index: str
     skip: IndexExpression | None = None
     condition: SameIndex | None = None
