@@ -292,9 +292,12 @@ class Vocabulary:
         return self._with(entry_definitions={**self.entry_definitions, symbol: (letter, node)})
 
 
+NO_NOTATION = Vocabulary(Notation({}, ()))  # a formula read alone, as a symbol's spelling is
+
+
 def key_of(latex: str) -> str:
     """The key of the atom ``latex`` (a symbol's spelling), as :meth:`Atom.key` of a formula."""
-    reader = Lexer(tokens(latex), None)
+    reader = Lexer(tokens(latex))
     atom = reader.atom()
     if atom is None or not reader.at_end():
         raise ReadError(f"{latex!r} is not one symbol")
@@ -305,10 +308,10 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
     """The atom at ``found[index]`` (in the group there, with ``subscript``), None when none is.
     ``plain``: letters and digits run together after a letter are its subscript (``dvc`` of
     ``dJ/dvc``, as typed without LaTeX)."""
-    reader = Lexer(found[index:], None)
+    reader = Lexer(found[index:])
     try:
         if subscript:
-            reader = Lexer(list(reader.group()), None)
+            reader = Lexer(list(reader.group()))
         atom = reader.atom()
     except ReadError:
         return None
@@ -335,7 +338,7 @@ def superscript_transposes(found: list[Token]) -> bool:
     """Whether ``found`` is one superscript that transposes, and nothing after it (``^{\\top}``)."""
     if not found or found[0].text != "^":
         return False
-    reader = Lexer(found[1:], None)
+    reader = Lexer(found[1:])
     try:
         group = reader.group()
     except ReadError:
@@ -343,7 +346,7 @@ def superscript_transposes(found: list[Token]) -> bool:
     return reader.at_end() and transposes(group)
 
 
-def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
+def defined_name(left: str, vocabulary: Vocabulary = NO_NOTATION) -> str | None:
     """The key of the one name a left side defines (``\\delta_2``, ``s_o :``; with a
     ``vocabulary``, ``P(x | c)`` as the entry ``\\hat y_x``), None if it is more."""
     try:
@@ -365,7 +368,7 @@ def _word(found: list[Token]) -> str | None:
     """A name of several letters written together (``probs``), as plain text defines one; None when
     ``found`` is something else or a function's name."""
     found = [token for token in found if token.text not in _WORDS and token.text not in "{}"]  # \mathrm{err}
-    word = "".join(letter.text for letter in Lexer(found, None).together(None))
+    word = "".join(letter.text for letter in Lexer(found).together(None))
     return word if len(word) == len(found) >= 2 and word.lower() not in FUNCTION_WORDS else None
 
 
@@ -374,7 +377,7 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
     one of ours (``\\sigma'(x)``, ``\\mathrm{ReLU}'(z)``) or one named by a letter that is no symbol
     of the notation (``g(z)``, ``f'(t)``); else None."""
     try:
-        reader = Lexer(tokens(left), None)
+        reader = Lexer(tokens(left))
         function = reader.function_name()
         if not function and reader.peek().kind == "letter" and reader.peek().text not in vocabulary.symbols:
             function = reader.take().text
@@ -390,7 +393,7 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
 class Lexer:
     """Cuts a formula's tokens into the lexemes of formula.lark, and resolves names in its vocabulary."""
 
-    def __init__(self, found: list[Token], vocabulary: Vocabulary | None) -> None:
+    def __init__(self, found: list[Token], vocabulary: Vocabulary = NO_NOTATION) -> None:
         self.found, self.position, self.vocabulary = found, 0, vocabulary
 
     # ------------------------------------------------------------------ tokens
@@ -460,9 +463,8 @@ class Lexer:
 
     def own_function(self, letter: str) -> bool:
         """Whether ``letter`` is a function the answer defined (``g(z) = ...``), applied here."""
-        defined = self.vocabulary.functions if self.vocabulary is not None else {}
         applied = self.peek(1).text in OPEN or self.peek(1).text in ("'", "^")
-        return applied and (letter in defined or f"{letter}'" in defined)
+        return applied and (letter in self.vocabulary.functions or f"{letter}'" in self.vocabulary.functions)
 
     def together(self, after: Token | None, kinds: tuple[str, ...] = ("letter",)) -> tuple[Token, ...]:
         """The tokens of ``kinds`` from here written together (right after ``after``, when given)."""
@@ -473,7 +475,7 @@ class Lexer:
         return tuple(run)
 
     def is_free(self, name: str) -> bool:  # no symbol of the notation (e may be one)
-        return self.vocabulary is None or name not in self.vocabulary.symbols
+        return name not in self.vocabulary.symbols
 
     def primes(self) -> bool:
         """Whether a derivative's mark follows (``'``, ``^\\prime``, several), consumed."""
@@ -515,7 +517,7 @@ class Lexer:
     def probability(self) -> Node | None:
         """``P(w | c)``, ``p(w \\mid c)``, ``P(O = w | C = c)``: the entry ``w`` of the family the
         notation gives as probabilities given ``c``; None (nothing taken) when it is no such thing."""
-        if self.vocabulary is None or self.peek().text not in ("P", "p") or self.peek(1).text != "(":
+        if self.peek().text not in ("P", "p") or self.peek(1).text != "(":
             return None
         end = next((n for n in range(2, 16) if self.peek(n).text in (")", "") or self.peek(n).kind == "end"), 0)
         inside = [t for t in self.found[self.position + 2 : self.position + end] if t.text not in "{}"]
@@ -618,8 +620,7 @@ class Lexer:
         return None
 
     def is_defined(self, name: str) -> bool:  # read or not
-        vocabulary = self.vocabulary
-        return vocabulary is not None and (name in vocabulary.definitions or name in vocabulary.unread_definitions)
+        return name in self.vocabulary.definitions or name in self.vocabulary.unread_definitions
 
     def run_together(self, letter: Token) -> tuple[Token, ...]:
         """The letters and digits written right after ``letter`` (consumed) when with them it is a
@@ -627,7 +628,7 @@ class Lexer:
         ``v_c``, ``W1`` for ``W_1``, ``uo`` for ``u_o`` (``u`` alone being no symbol), ``yhat``
         for a spelling ``y_{hat}``; else nothing. All of the run or none: ``vcx`` is no name."""
         vocabulary = self.vocabulary
-        if vocabulary is None or self.peek().text == "_":
+        if self.peek().text == "_":
             return ()
         run = self.together(letter, ("letter", "number"))
         if not run or len(run) > 4:
@@ -665,19 +666,14 @@ class Lexer:
     def lists(self, base: str, subscript: tuple[Token, ...]) -> bool:
         """Whether ``subscript`` of a family's part is a list of indices alone (``w`` of ``u_w``), so
         that a subscript on it picks one of the list (``u_w_k``)."""
-        vocabulary = self.vocabulary
-        return (
-            vocabulary is not None
-            and base in vocabulary.families
-            and len(subscript) == 1
-            and subscript[0].text in vocabulary.index_lists
-        )
+        listed = len(subscript) == 1 and subscript[0].text in self.vocabulary.index_lists
+        return listed and base in self.vocabulary.families
 
     def word_of(self, base: str, subscript: tuple[Token, ...]) -> tuple[Token, ...]:
         """The letters that follow a one-letter subscript without a space, when with them it is a
         declared spelling (``y_hat`` in plain text for ``y_{hat}``), or one letter after a list of
         indices (``u_wk`` for ``u_{w_k}``); consumed."""
-        if self.vocabulary is None or len(subscript) != 1 or subscript[0].kind != "letter":
+        if len(subscript) != 1 or subscript[0].kind != "letter":
             return ()
         run = len(self.together(subscript[0]))
         following = self.peek().text
@@ -699,8 +695,6 @@ class Lexer:
 
     def resolve(self, atom: Atom) -> Node:
         vocabulary = self.vocabulary
-        if vocabulary is None:
-            raise ReadError("no notation to read names with")
         if atom.key in vocabulary.definitions:  # the answer's own meaning of a name comes first
             return vocabulary.definitions[atom.key]
         if atom.key in vocabulary.unread_definitions:  # a name of its own has no other meaning
@@ -736,7 +730,7 @@ class Lexer:
     def entry_of_named(self, atom: Atom) -> Node | None:
         """``v_{c,i}``: the entries after the last comma of a symbol named by what comes before it."""
         split = atom.named_entry()
-        if split is None or self.vocabulary is None:
+        if split is None:
             return None
         try:
             named = self.resolve(split[0])  # a symbol or a part of a family: v_c, u_w
@@ -762,7 +756,6 @@ class Lexer:
     def part(self, family: str, index: IndexExpression) -> Node:
         """A part of ``family``, or of what the answer defined in its place."""
         vocabulary = self.vocabulary
-        assert vocabulary is not None
         whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
         if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
             return Entry(whole, (index,))
@@ -781,10 +774,9 @@ class Lexer:
         texts = [token.text for token in group if token.text not in "{}"]
         if len(texts) == 1 and (group[0].kind in ("letter", "number") or group[-1].kind in ("letter", "number")):
             return IndexName(texts[0])
-        vocabulary = self.vocabulary
-        if len(texts) == 3 and texts[1] == "_" and vocabulary is not None and texts[0] in vocabulary.index_lists:
+        if len(texts) == 3 and texts[1] == "_" and texts[0] in self.vocabulary.index_lists:
             return IndexOf(texts[0], IndexName(texts[2]))
-        lists = sorted(vocabulary.index_lists) if vocabulary is not None else []
+        lists = sorted(self.vocabulary.index_lists)
         listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
         raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
 

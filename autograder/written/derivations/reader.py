@@ -177,7 +177,6 @@ def _parse(lexemes: list[LarkToken], lexer: Lexer, start: str) -> Node:
     try:
         return _Builder(lexer).build(tree)
     except UnreadName as error:
-        assert lexer.vocabulary is not None  # names are resolved only with a vocabulary
         raise ReadError(_unread_definition(error.atom, lexer.vocabulary)) from None
 
 
@@ -317,7 +316,7 @@ class _Builder:
         name, derivative, power = function
         name += "'" if derivative else ""
         vocabulary = self.names.vocabulary
-        if vocabulary is not None and name in vocabulary.functions:
+        if name in vocabulary.functions:
             parameter, body = vocabulary.functions[name]
             if body is None:
                 raise ReadError(
