@@ -457,7 +457,7 @@ class Lexer:
         elif token.kind == "letter":  # the longest run of letters written together that is a function's name
             run = "".join(letter.text for letter in self.together(None))
             width = max((n for n in range(2, len(run) + 1) if run[:n].lower() in FUNCTION_WORDS), default=0)
-            name = FUNCTION_WORDS[run[:width].lower()] if width and self.is_free(run[:width]) else ""
+            name = FUNCTION_WORDS[run[:width].lower()] if width and run[:width] not in self.vocabulary.symbols else ""
         self.position += width if name else 0
         return name
 
@@ -474,29 +474,23 @@ class Lexer:
             run.append(after)
         return tuple(run)
 
-    def is_free(self, name: str) -> bool:  # no symbol of the notation (e may be one)
-        return name not in self.vocabulary.symbols
-
     def primes(self) -> bool:
         """Whether a derivative's mark follows (``'``, ``^\\prime``, several), consumed."""
-        found = False
+        start = self.position
         while self.peek().text == "'" or (self.peek().text == "^" and self.peek(1).text in ("'", "\\prime")):
-            if self.take().text == "^":
-                self.take()
-            found = True
-        return found
+            self.position += 1 if self.peek().text == "'" else 2
+        return self.position > start
 
     def function_power(self) -> float:
         """The power on a function's name (``\\tanh^2(z)`` is ``(\\tanh z)^2``), taken; else 0."""
-        if self.peek().text != "^" or self.peek(1).text in ("'", "\\prime"):
-            return 0
         start = self.position
-        self.take()
-        group = self.group()
-        if len(group) == 1 and group[0].kind == "number" and self.peek().text in OPEN:
-            if float(group[0].text) > MAX_POWER:
-                raise ReadError(f"it raises to a power above {MAX_POWER}")
-            return float(group[0].text)
+        if self.peek().text == "^":  # ^' and ^\prime are the primes, taken before
+            self.take()
+            group = self.group()
+            if len(group) == 1 and group[0].kind == "number" and self.peek().text in OPEN:
+                if float(group[0].text) > MAX_POWER:
+                    raise ReadError(f"it raises to a power above {MAX_POWER}")
+                return float(group[0].text)
         self.position = start
         return 0
 
@@ -864,7 +858,7 @@ class Lexer:
             self.function(made, function, token.text)
         elif self.lexes_indicator(made):
             pass
-        elif token.text == "e" and self.peek(1).text == "^" and self.is_free("e"):
+        elif token.text == "e" and self.peek(1).text == "^" and "e" not in self.vocabulary.symbols:
             self.position += 2
             add("FUNCTION", ("exp", False, 0.0))
             self.grouped(made, self.group(), "LBRACE", "RBRACE")

@@ -282,14 +282,13 @@ class _Builder:
         if tree.data == "fraction":
             return Product(self.build(children[1]), self.build(children[2]), "divide")
         if tree.data == "summation":
-            over = _payload(children[0])
-            body = self.build(children[1])
+            over, body = _payload(children[0]), self.build(children[1])
             return Summation(over.index, body, over.skip, over.limit, over.condition, over.lower, over.shift)
         if tree.data == "call":
             return self.call(_payload(children[0]), self.build(children[1]))
         if tree.data == "maximum":
             return _maximum(self.build(children[2]), self.build(children[4]))
-        if tree.data in ("indicator", "ones"):
+        if tree.data == "indicator":
             return self.indicator(children[0], children[1] if len(children) > 1 else None)
         if tree.data == "condition":
             return self.condition(tree)
