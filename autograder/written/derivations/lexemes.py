@@ -159,8 +159,7 @@ def tokenised(text: str) -> list[Token]:
             if match[0] in ("\\left", "\\right") and text[position : position + 1] == ".":
                 position += 1  # \left. : no bracket at all
             continue
-        text_of = _SAME.get(match[0], match[0])
-        found.append(Token(kind, text_of, match.start(), match.end()))
+        found.append(Token(kind, _SAME.get(match[0], match[0]), match.start(), match.end()))
     return found
 
 
@@ -432,6 +431,11 @@ class Lexer:
             depth += {"{": 1, "}": -1}.get(token.text, 0)
         return tuple(self.found[start : self.position - 1])
 
+    def argument(self) -> tuple[Token, ...]:
+        """The group after the command or script mark here, both taken."""
+        self.take()
+        return self.group()
+
     def sub_reader(self, group: tuple[Token, ...]) -> Lexer:
         return Lexer(list(group), self.vocabulary)
 
@@ -449,8 +453,7 @@ class Lexer:
         if token.kind == "command" and token.text[1:].lower() in FUNCTION_WORDS:
             name = FUNCTION_WORDS[token.text[1:].lower()]
         elif token.text in _WORDS and (word := self.word_ahead().lower()) in FUNCTION_WORDS:
-            self.take()
-            self.group()
+            self.argument()
             return FUNCTION_WORDS[word]
         elif token.kind == "letter" and self.own_function(token.text):
             name = token.text
@@ -485,8 +488,7 @@ class Lexer:
         """The power on a function's name (``\\tanh^2(z)`` is ``(\\tanh z)^2``), taken; else 0."""
         start = self.position
         if self.peek().text == "^":  # ^' and ^\prime are the primes, taken before
-            self.take()
-            group = self.group()
+            group = self.argument()
             if len(group) == 1 and group[0].kind == "number" and self.peek().text in OPEN:
                 if float(group[0].text) > MAX_POWER:
                     raise ReadError(f"it raises to a power above {MAX_POWER}")
@@ -586,15 +588,13 @@ class Lexer:
         """A letter with its accent, font and subscript, or None when none starts here."""
         token = self.peek()
         if token.text in ACCENTS:
-            self.take()
-            inner = self.sub_reader(self.group()).atom()
+            inner = self.sub_reader(self.argument()).atom()
             if inner is None:
                 raise ReadError(f"{token.text} must be put on a letter")
             base = f"{ACCENTS[token.text]} {inner.base}"
             return self.attached(Atom(base, inner.subscript, inner.superscript))
         if token.text in FONTS or (token.text in _WORDS and self.peek(1).text == "{"):
-            self.take()
-            group = self.group()
+            group = self.argument()
             reader = self.sub_reader(group)
             inner = reader.atom()
             if inner is None or not reader.at_end():  # \mathrm{err}: a name of several letters, if defined
@@ -643,14 +643,12 @@ class Lexer:
         subscript, superscript = atom.subscript, atom.superscript
         for _ in range(2):
             if self.peek().text == "_" and not subscript:
-                self.take()
-                subscript = self.group()
+                subscript = self.argument()
                 subscript += self.word_of(atom.base, subscript)
                 if self.peek().text == "_" and self.lists(atom.base, subscript):  # u_w_k typed for u_{w_k}
                     subscript += (self.take(), *self.group())
             elif self.peek().text == "^" and self.peek(1).text == "{" and self.peek(2).text == "(":
-                self.take()
-                group = self.group()
+                group = self.argument()
                 closing = next((i for i, t in enumerate(group) if t.text == ")"), len(group) - 1)
                 superscript = "^(" + _flat(group[1:closing]) + ")"
                 transposed = transposes(group[closing + 1 :])
@@ -849,11 +847,9 @@ class Lexer:
         elif token.text == "\\boxed":
             self.take()  # what it boxes is a group, read as a bracket
         elif token.text in ("\\underbrace", "\\overbrace"):
-            self.take()
-            self.grouped(made, self.group(), "LBRACE", "RBRACE")
+            self.grouped(made, self.argument(), "LBRACE", "RBRACE")
             if self.peek().text in ("_", "^"):
-                self.take()
-                self.group()  # the brace's label
+                self.argument()  # the brace's label
         elif function := self.function_name():
             self.function(made, function, token.text)
         elif self.lexes_indicator(made):
@@ -875,8 +871,7 @@ class Lexer:
         if token.kind == "number":
             add("NUMBER", self.take().text)
         elif token.text in ("^", "_"):
-            self.take()
-            group = self.group()
+            group = self.argument()
             if token.text == "^" and group[0].text == "-" and self.peek().kind == "number":  # x^-1, as typed
                 group += (self.take(),)
             add("SUPERSCRIPT" if token.text == "^" else "SUBSCRIPT", group)
@@ -919,12 +914,10 @@ class Lexer:
             or [self.peek(n).text for n in (1, 2, 3)] in (["{", "1", "}"], ["{", "I", "}"])
         ):
             return False
-        self.take()
-        inside = "".join(t.text for t in self.group())
+        inside = "".join(t.text for t in self.argument())
         made.append(LarkToken("INDICATOR", _Lexeme(f"{token.text}{{{inside}}}", inside)))
         if self.peek().text == "_" and self.compares(self.peek(1)):  # \mathbf{1}_n is the ones of size n
-            self.take()
-            self.grouped(made, self.group(), "LSQB", "RSQB")
+            self.grouped(made, self.argument(), "LSQB", "RSQB")
         return True
 
     def compares(self, opening: Token) -> bool:
@@ -941,13 +934,11 @@ class Lexer:
         written, upper, shift = _Range(""), "", 0
         for _ in range(2):
             if self.peek().text == "_":
-                self.take()
-                written = self.sub_reader(self.group()).sum_range()
+                written = self.sub_reader(self.argument()).sum_range()
                 if written.upper:
                     upper, shift = _upper_limit(written.upper)
             elif self.peek().text == "^":
-                self.take()
-                upper, shift = _upper_limit(self.group())
+                upper, shift = _upper_limit(self.argument())
         if not written.index:
             raise ReadError("a sum needs its index below it: \\sum_{w}")
         return replace(written, limit=upper, shift=shift)
@@ -986,8 +977,6 @@ def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
     """The upper limit of a sum: a size (``K``, ``|V|``, ``D_y``) and what is added to it
     (``K-1``: ("K", -1)), or a number (("5", 0))."""
     texts = [token.text for token in group if token.text not in ("|", "{", "}", "\\lvert", "\\rvert", "\\vert", "\\|")]
-    if len(texts) == 1 and texts[0].isdigit():
-        return texts[0], 0
     for cut in range(1, len(texts) + 1):  # the name, then "- 1" or "+ 1"
         name, rest = "".join(texts[:cut]), texts[cut:]
         if not rest:

@@ -115,10 +115,8 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
         word = "".join(token.text for token in lexer.together(None))
         raise ReadError(f"it starts with '{word}', which is no symbol or function of this question")
     lexemes, commentary = lexer.lexemes()
-    node = _parse(lexemes, lexer, "start")
-    if commentary is None:
-        return node, ""
-    return node, as_latex(latex)[found[commentary].start :].strip()  # the text the tokens index
+    node = _parse(lexemes, lexer, "start")  # and the commentary, in the text the tokens index
+    return node, "" if commentary is None else as_latex(latex)[found[commentary].start :].strip()
 
 
 def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
