@@ -96,8 +96,6 @@ _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
 
 OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 
-_TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
-
 _TRANSPOSE = {"\\top", "T", "\\intercal", "t", "\\prime", "'"}  # as _flat writes them: \\mathsf{T} is T
 
 COMPARE: dict[str, Relation] = {">": ">", "\\gt": ">", "\\geq": "≥", "\\ge": "≥", ">=": "≥"}
@@ -105,8 +103,6 @@ COMPARE: dict[str, Relation] = {">": ">", "\\gt": ">", "\\geq": "≥", "\\ge": "
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
 _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
 _STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|"}
-
-_LESS = {"<", "\\lt", "\\leq", "\\le"}
 
 
 class ReadError(ValueError):
@@ -960,8 +956,6 @@ _CONDITION_MARKS = (":", "\\colon", "|", "\\mid", ",")
 
 _BARS = ("|", "\\lvert", "\\rvert", "\\vert")
 
-_DOTS = {"\\dots", "\\ldots", "\\cdots", "\\vdots"}
-
 
 def not_read(token: Token) -> str:
     if token.kind == "end":
@@ -1004,10 +998,9 @@ class _Lexeme:
 KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lark
     "+": "PLUS",
     "-": "MINUS",
-    "\\odot": "ODOT",
-    "\\circ": "ODOT",
+    **dict.fromkeys(("\\odot", "\\circ"), "ODOT"),
     "\\otimes": "OTIMES",
-    **{times: "TIMES" for times in _TIMES - {"\\cdot"}},
+    **dict.fromkeys(("\\times", "*", "\\ast", "\\bullet"), "TIMES"),
     "\\cdot": "CDOT",
     "/": "SLASH",
     "'": "PRIME",
@@ -1022,10 +1015,9 @@ KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lar
     ",": "COMMA",
     ";": "SEPARATOR",
     "=": "EQUALS",
-    "\\neq": "NEQ",
-    "\\ne": "NEQ",
-    **{dots: "DOTS" for dots in _DOTS},
-    **{relation: "RELATION" for relation in (*COMPARE, *_LESS)},
+    **dict.fromkeys(("\\neq", "\\ne"), "NEQ"),
+    **dict.fromkeys(("\\dots", "\\ldots", "\\cdots", "\\vdots"), "DOTS"),
+    **dict.fromkeys((*COMPARE, "<", "\\lt", "\\leq", "\\le"), "RELATION"),
 }
 
 _DEPTH = {"LPAR": 1, "LSQB": 1, "LBRACE": 1, "LSET": 1, "RPAR": -1, "RSQB": -1, "RBRACE": -1, "RSET": -1}
