@@ -178,10 +178,9 @@ class Atom:
 
     def named_entry(self) -> tuple[Atom, tuple[Token, ...]] | None:
         """``v_{c,i}`` as the name ``v_c`` and the entry ``i``: the subscript split at its last comma."""
-        texts = [token.text for token in self.subscript]
-        if "," not in texts:
+        cut = max((n for n, token in enumerate(self.subscript) if token.text == ","), default=-1)
+        if cut < 0:
             return None
-        cut = len(texts) - 1 - texts[::-1].index(",")
         return Atom(self.base, self.subscript[:cut], self.superscript), self.subscript[cut + 1 :]
 
 
@@ -407,11 +406,6 @@ class Lexer:
         self.position += 1
         return token
 
-    def expect(self, text: str) -> None:
-        token = self.take()
-        if token.text != text:
-            raise ReadError(f"expected '{text}' but found '{token.text}' (are the brackets balanced?)")
-
     def group(self) -> tuple[Token, ...]:
         """A LaTeX argument: ``{...}`` (without its braces) or one token; a word's or a font's
         command with its own argument is one (``p_\\text{drop}``)."""
@@ -565,8 +559,8 @@ class Lexer:
             while start > marks and not self.at_end() and self.peek().text not in (closing, *_CONDITION_MARKS):
                 self.take()
             upper = tuple(self.found[start : self.position])
-            if closing:
-                self.expect(closing)
+            if closing and (found := self.take()).text != closing:
+                raise ReadError(f"expected '{closing}' but found '{found.text}' (are the brackets balanced?)")
         elif self.peek().text == "\\in":  # a set by name (V): the range is that of what the index picks out
             while not self.at_end() and self.peek().text not in _CONDITION_MARKS:
                 self.take()
@@ -803,9 +797,8 @@ class Lexer:
         start = self.position
         self.position += bracket
         try:
-            if self.peek().kind != "letter" or glued or len(self.together(None)) < 3:
-                return False
-            if bracket and self.peek(len(self.together(None))).text != ")":
+            run = len(self.together(None))
+            if self.peek().kind != "letter" or glued or run < 3 or (bracket and self.peek(run).text != ")"):
                 return False
             made: list[LarkToken] = []  # the operand that starts here, a function's bracket included
             depth = self.lexeme(made)
