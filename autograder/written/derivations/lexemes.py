@@ -898,10 +898,8 @@ class Lexer:
         """``\\mathbb{1}``, ``\\mathbb{I}``, ``\\mathbf{1}`` (taken, with a condition written below
         it: ``\\mathbb{1}_{w = o}``), or False with nothing taken."""
         token = self.peek()
-        if token.text not in _INDICATORS or not (
-            self.peek(1).text in ("1", "I")
-            or [self.peek(n).text for n in (1, 2, 3)] in (["{", "1", "}"], ["{", "I", "}"])
-        ):
+        ahead = [self.peek(n).text for n in (1, 2, 3)]
+        if token.text not in _INDICATORS or not (ahead[0] in ("1", "I") or ahead in (["{", "1", "}"], ["{", "I", "}"])):
             return False
         inside = "".join(t.text for t in self.argument())
         made.append(LarkToken("INDICATOR", _Lexeme(f"{token.text}{{{inside}}}", inside)))

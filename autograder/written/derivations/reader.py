@@ -213,6 +213,8 @@ _PRODUCTS: dict[str, ProductKind] = {
 
 _POSTFIX = {"transpose", "superscript", "entry"}
 
+_SUMS = {"add", "subtract"}
+
 
 def _token(child: Tree | LarkToken) -> LarkToken:
     assert isinstance(child, LarkToken), child  # formula.lark puts a terminal here
@@ -370,9 +372,6 @@ class _Builder:
             return self.names.index_expression(written)
         except ReadError:
             return None  # values compared: y_i = 1
-
-
-_SUMS = {"add", "subtract"}
 
 
 def _superscript(node: Node, group: tuple[Token, ...]) -> Node:
