@@ -1,12 +1,10 @@
 """The notations the derivation reader accepts, one row each: how students write it, what it is read
 as, and an answer that uses it, which the reader must judge equal to the course's formula.
 
-This is the one list of them: ``python -m autograder handouts`` writes how each is written and read
-into each handout where the handout says ``<!-- notation table -->`` (so the students read the same
-list the reader is tested on), and ``tests/test_derivations.py`` judges every row's example. The
-examples are right answers to the questions, so they stay here, with the staff: the handouts show
-the notation only. A notation the reader learns gets its row here, with an example, or students are
-not told about it.
+``python -m autograder handouts`` writes the notations (never the examples, which answer the
+questions) into each handout after ``<!-- notation table -->``, and ``tests/test_derivations.py``
+judges every row's example, so students read the list the reader is tested on. A notation the
+reader learns gets its row here, with an example, or students are not told about it.
 """
 
 from __future__ import annotations
@@ -179,8 +177,7 @@ SPELLINGS: tuple[Spelling, ...] = (
 
 
 def notation_table() -> str:
-    """The catalogue as a Markdown table, for the handouts: the notations, never the examples, which
-    answer the questions."""
+    """The catalogue as a Markdown table, for the handouts."""
     rows = ["| you may write | it is read as |", "| --- | --- |"]
     for spelling in SPELLINGS:
         cells = (spelling.written, spelling.read_as)

@@ -1,21 +1,19 @@
 """The lexemes of a formula: what the grammar (``formula.lark``) is written over.
 
-A formula's LaTeX (after :mod:`.spellings` made LaTeX of what was typed otherwise) is cut into
-tokens, and the tokens into lexemes: a name (a letter with its accent, font, subscript and a
-superscript that is part of it, ``\\hat{y}_w``, ``W^{(2)}``; or a name of the notation written
-together, ``vc``; or a name of several letters the answer defined), a function (``\\sigma``,
-``sigmoid``, ``\\mathrm{softmax}``, one the answer defined, with its primes and its power), a number,
-a script (``^{\\top}``, ``_{ji}``), a sum with its range (``\\sum_{k: w_k = w}``), a count, an
-operator or a bracket. This is the step that knows the question's notation (a :class:`Vocabulary`):
-which letters make one name depends on its symbols. Where the formula ends and commentary starts
-(``\\in``, ``\\quad``, a word that names nothing) is decided here too, outside every bracket.
+A formula's LaTeX (after :mod:`.spellings`) is cut into tokens, and the tokens into lexemes: a name
+(a letter with its accent, font, subscript and a superscript that is part of it, ``\\hat{y}_w``,
+``W^{(2)}``; a name of the notation written together, ``vc``; a name of several letters the answer
+defined), a function (``\\sigma``, ``sigmoid``, ``\\mathrm{softmax}``, one the answer defined, with
+its primes and its power), a number, a script, a sum with its range (``\\sum_{k: w_k = w}``), a
+count, an operator or a bracket. Which letters make one name depends on the question's notation (a
+:class:`Vocabulary`). Where the formula ends and commentary starts (``\\in``, ``\\quad``, a word that
+names nothing) is decided here too, outside every bracket.
 
-The :class:`Vocabulary` is what names may mean: the notation's symbols, families and indices, and
-the names the answer defined itself, which stand for what they were defined as (one vocabulary per
-answer, copied when a definition is added). The :class:`Lexer` says what a name means in it
-(:meth:`Lexer.resolve`): the answer's own definitions first, then the notation's symbols, parts of
-families, entries. The two depend on each other (a symbol's spellings are read as names), so they
-share this module.
+The :class:`Vocabulary` is what names may mean: the notation's, and the names the answer defined
+(one vocabulary per answer, copied when a definition is added). :meth:`Lexer.resolve` says what a
+name means: the answer's own definitions first, then the notation's symbols, parts of families,
+entries. The two depend on each other (a symbol's spellings are read as names), so they share this
+module.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import takewhile
 
 from lark import Token as LarkToken
 
@@ -48,19 +47,13 @@ from autograder.written.derivations.tree import (
 )
 
 MAX_LENGTH = 1000  # characters of one formula
-
-
 MAX_DEPTH = 60  # nested brackets, products and sums
-
-
 MAX_POWER = 8  # the largest exponent read (a larger one is no formula of these assignments)
-
 
 _TOKEN = re.compile(
     r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|#])"
     r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
 )
-
 
 _DROPPED = {
     "\\" + name
@@ -68,9 +61,7 @@ _DROPPED = {
     "displaystyle textstyle limits nolimits nonumber notag".split()
 }
 
-
 _SAME = {"\\Sigma": "\\sum", "\\cdotp": "\\cdot", "\\div": "/"}  # commands read as others
-
 
 ACCENTS = {
     "\\hat": "hat",
@@ -81,12 +72,9 @@ ACCENTS = {
     "\\overline": "bar",
 }
 
-
 FONTS = {"\\mathbf", "\\boldsymbol", "\\bm", "\\vec", "\\mathit", "\\mathbfit", "\\pmb", "\\mathnormal"}
 
-
 _WORDS = {"\\mathrm", "\\operatorname", "\\text", "\\textrm", "\\textit", "\\mathsf", "\\rm", "\\mbox"}
-
 
 FUNCTION_WORDS = {
     "sigma": "sigma",
@@ -104,30 +92,17 @@ FUNCTION_WORDS = {
     "max": "max",
 }
 
-
 _INDICATORS = {"\\mathbb", "\\mathbf", "\\mathds", "\\mathbbm", "\\boldsymbol"}
-
 
 OPEN = {"(": ")", "[": "]", "{": "}", "\\{": "\\}"}
 
-
-_TIMES = {"\\cdot", "\\times", "*", "\\ast", "\\bullet"}
-
-
 _TRANSPOSE = {"\\top", "T", "\\intercal", "t", "\\prime", "'"}  # as _flat writes them: \\mathsf{T} is T
-
 
 COMPARE: dict[str, Relation] = {">": ">", "\\gt": ">", "\\geq": "≥", "\\ge": "≥", ">=": "≥"}
 
-
 # After a formula, these start commentary: "\in R^{d}", ", \quad (w \neq o)", "\text{for } w = o".
 _STOPS = {"\\in", "\\quad", "\\qquad", ",", ".", ";", ":", "\\forall", "\\text", "\\mbox", "\\textrm", "\\textit"}
-
-
 _STOPS |= {"\\iff", "\\implies", "\\Rightarrow", "\\to", "\\approx", "\\mid", "|"}
-
-
-_LESS = {"<", "\\lt", "\\leq", "\\le"}
 
 
 class ReadError(ValueError):
@@ -156,8 +131,7 @@ class Token:
 
 
 def tokens(latex: str) -> list[Token]:
-    """The tokens of ``latex``, with other spellings written as LaTeX (:mod:`.spellings`) and sizing
-    commands dropped."""
+    """The tokens of ``latex`` once :mod:`.spellings` made it LaTeX, sizing commands dropped."""
     if len(latex) > MAX_LENGTH:
         raise ReadError(f"the formula is longer than {MAX_LENGTH} characters")
     return tokenised(as_latex(latex))
@@ -181,8 +155,7 @@ def tokenised(text: str) -> list[Token]:
             if match[0] in ("\\left", "\\right") and text[position : position + 1] == ".":
                 position += 1  # \left. : no bracket at all
             continue
-        text_of = _SAME.get(match[0], match[0])
-        found.append(Token(kind, text_of, match.start(), match.end()))
+        found.append(Token(kind, _SAME.get(match[0], match[0]), match.start(), match.end()))
     return found
 
 
@@ -205,10 +178,9 @@ class Atom:
 
     def named_entry(self) -> tuple[Atom, tuple[Token, ...]] | None:
         """``v_{c,i}`` as the name ``v_c`` and the entry ``i``: the subscript split at its last comma."""
-        texts = [token.text for token in self.subscript]
-        if "," not in texts:
+        cut = max((n for n, token in enumerate(self.subscript) if token.text == ","), default=-1)
+        if cut < 0:
             return None
-        cut = len(texts) - 1 - texts[::-1].index(",")
         return Atom(self.base, self.subscript[:cut], self.superscript), self.subscript[cut + 1 :]
 
 
@@ -218,9 +190,7 @@ def _flat(group: tuple[Token, ...]) -> str:
 
 
 class Vocabulary:
-    """What the names of a formula may be: the notation's symbols and families, and the names the
-    answer defined itself (``s_o = \\sigma(u_o^\\top v_c)``, ``\\delta_2 = \\hat y - y``), which stand
-    for what they were defined as."""
+    """What names may mean: the notation's, and the answer's own (``\\delta_2 = \\hat y - y``)."""
 
     def __init__(self, notation: Notation) -> None:
         self.symbols = {key_of(spelling): s.latex for s in notation.symbols for spelling in (s.latex, *s.spellings)}
@@ -277,12 +247,7 @@ class Vocabulary:
         stem, _, index = key.partition("_")
         kronecker = stem == "delta" and len(index) == 2 and index.isalpha()  # \delta_{wo}
         entry = index.isalpha() and self.symbols.get(stem) in self.vectors  # p_k, an entry of p
-        return (
-            key not in self.symbols
-            and not kronecker
-            and not entry
-            and (not index or stem not in self.families or index.isdigit())
-        )
+        return key not in self.symbols and not kronecker and not entry and self.defines(key)
 
     def meaning_given(self, key: str) -> bool:
         r"""Whether the notation gives ``key`` a meaning of its own (``u_w``, ``\delta_{wo}``), which
@@ -321,9 +286,12 @@ class Vocabulary:
         return self._with(entry_definitions={**self.entry_definitions, symbol: (letter, node)})
 
 
+NO_NOTATION = Vocabulary(Notation({}, ()))  # a formula read alone, as a symbol's spelling is
+
+
 def key_of(latex: str) -> str:
     """The key of the atom ``latex`` (a symbol's spelling), as :meth:`Atom.key` of a formula."""
-    reader = Lexer(tokens(latex), None)
+    reader = Lexer(tokens(latex))
     atom = reader.atom()
     if atom is None or not reader.at_end():
         raise ReadError(f"{latex!r} is not one symbol")
@@ -334,19 +302,19 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
     """The atom at ``found[index]`` (in the group there, with ``subscript``), None when none is.
     ``plain``: letters and digits run together after a letter are its subscript (``dvc`` of
     ``dJ/dvc``, as typed without LaTeX)."""
-    reader = Lexer(found[index:], None)
+    reader = Lexer(found[index:])
     try:
         if subscript:
-            reader = Lexer(list(reader.group()), None)
+            reader = Lexer(list(reader.group()))
         atom = reader.atom()
     except ReadError:
         return None
     if plain and atom is not None and not atom.subscript and len(atom.base) == 1:
-        run = reader.adjacent_run(found[index])
+        run = reader.together(found[index], ("letter", "number"))
         if 0 < len(run) <= 2:
             return Atom(atom.base, run, atom.superscript, atom.transposed)
     if plain and atom is not None and atom.base.islower() and len(atom.subscript) == 1:
-        run = reader.adjacent_run(atom.subscript[0])
+        run = reader.together(atom.subscript[0], ("letter", "number"))
         if len(run) == 1:  # du_wk typed for du_{w_k}: the k-th of the list w, as the reader takes u_wk
             return Atom(atom.base, (atom.subscript[0], Token("symbol", "_", run[0].start, run[0].start), *run))
     if atom is not None and atom.base.islower() and len(atom.subscript) == 1 and reader.peek().text == "_":
@@ -364,7 +332,7 @@ def superscript_transposes(found: list[Token]) -> bool:
     """Whether ``found`` is one superscript that transposes, and nothing after it (``^{\\top}``)."""
     if not found or found[0].text != "^":
         return False
-    reader = Lexer(found[1:], None)
+    reader = Lexer(found[1:])
     try:
         group = reader.group()
     except ReadError:
@@ -372,7 +340,7 @@ def superscript_transposes(found: list[Token]) -> bool:
     return reader.at_end() and transposes(group)
 
 
-def defined_name(left: str, vocabulary: Vocabulary | None = None) -> str | None:
+def defined_name(left: str, vocabulary: Vocabulary = NO_NOTATION) -> str | None:
     """The key of the one name a left side defines (``\\delta_2``, ``s_o :``; with a
     ``vocabulary``, ``P(x | c)`` as the entry ``\\hat y_x``), None if it is more."""
     try:
@@ -394,11 +362,8 @@ def _word(found: list[Token]) -> str | None:
     """A name of several letters written together (``probs``), as plain text defines one; None when
     ``found`` is something else or a function's name."""
     found = [token for token in found if token.text not in _WORDS and token.text not in "{}"]  # \mathrm{err}
-    together = all(before.end == after.start for before, after in zip(found, found[1:]))
-    word = "".join(token.text for token in found)
-    if len(found) < 2 or not together or any(t.kind != "letter" for t in found) or word.lower() in FUNCTION_WORDS:
-        return None
-    return word
+    word = "".join(letter.text for letter in Lexer(found).together(None))
+    return word if len(word) == len(found) >= 2 and word.lower() not in FUNCTION_WORDS else None
 
 
 def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
@@ -406,19 +371,13 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
     one of ours (``\\sigma'(x)``, ``\\mathrm{ReLU}'(z)``) or one named by a letter that is no symbol
     of the notation (``g(z)``, ``f'(t)``); else None."""
     try:
-        reader = Lexer(tokens(left), None)
+        reader = Lexer(tokens(left))
         function = reader.function_name()
         if not function and reader.peek().kind == "letter" and reader.peek().text not in vocabulary.symbols:
             function = reader.take().text
-        if not function:
-            return None
-        if reader.primes():
-            function += "'"
-        if reader.peek().text not in OPEN:
-            return None
-        closing = OPEN[reader.take().text]
-        parameter = reader.take()
-        if parameter.kind != "letter" or reader.take().text != closing or not reader.at_end():
+        function += "'" if function and reader.primes() else ""
+        opening, parameter, closing = reader.take(), reader.take(), reader.take()
+        if not function or OPEN.get(opening.text) != closing.text or parameter.kind != "letter" or not reader.at_end():
             return None
     except ReadError:
         return None
@@ -426,11 +385,9 @@ def defined_function(left: str, vocabulary: Vocabulary) -> tuple[str, str] | Non
 
 
 class Lexer:
-    """Cuts a formula's tokens into the lexemes of formula.lark: names (a letter with its accent,
-    font and subscript, or a name of the notation written together), functions, numbers, scripts,
-    sums with their ranges, counts, operators and brackets. What names mean is the vocabulary's."""
+    """Cuts a formula's tokens into the lexemes of formula.lark, and resolves names in its vocabulary."""
 
-    def __init__(self, found: list[Token], vocabulary: Vocabulary | None) -> None:
+    def __init__(self, found: list[Token], vocabulary: Vocabulary = NO_NOTATION) -> None:
         self.found, self.position, self.vocabulary = found, 0, vocabulary
 
     # ------------------------------------------------------------------ tokens
@@ -445,14 +402,9 @@ class Lexer:
     def take(self) -> Token:
         token = self.peek()
         if token.kind == "end":
-            raise ReadError("it ends too soon (an operator or a bracket without what follows it)")
+            raise ReadError(not_read(token))
         self.position += 1
         return token
-
-    def expect(self, text: str) -> None:
-        token = self.take()
-        if token.text != text:
-            raise ReadError(f"expected '{text}' but found '{token.text}' (are the brackets balanced?)")
 
     def group(self) -> tuple[Token, ...]:
         """A LaTeX argument: ``{...}`` (without its braces) or one token; a word's or a font's
@@ -469,129 +421,89 @@ class Lexer:
             depth += {"{": 1, "}": -1}.get(token.text, 0)
         return tuple(self.found[start : self.position - 1])
 
+    def argument(self) -> tuple[Token, ...]:
+        """The group after the command or script mark here, both taken."""
+        self.take()
+        return self.group()
+
     def sub_reader(self, group: tuple[Token, ...]) -> Lexer:
         return Lexer(list(group), self.vocabulary)
 
-    def word_ahead(self, lower: bool = True) -> str:
-        """The word of ``\\mathrm{word}`` at the current position, lower case unless not ``lower``."""
-        following = self.peek(1)
-        if following.text != "{":
-            return following.text.lower() if lower else following.text
-        words = []
-        for ahead in range(2, 40):
-            token = self.peek(ahead)
-            if token.text == "}" or token.kind == "end":
-                break
-            words.append(token.text)
-        return "".join(words).lower() if lower else "".join(words)
+    def word_ahead(self) -> str:
+        """The word of ``\\mathrm{word}`` at the current position."""
+        if self.peek(1).text != "{":
+            return self.peek(1).text
+        return "".join(takewhile(lambda text: text not in ("}", ""), (self.peek(n).text for n in range(2, 40))))
 
     # ------------------------------------------------------------------ functions
 
     def function_name(self) -> str:
-        """The function starting here (consumed), or "" when none does."""
-        token = self.peek()
-        name = ""
+        """The function starting here (taken), or "" when none does."""
+        token, name, width = self.peek(), "", 1
         if token.kind == "command" and token.text[1:].lower() in FUNCTION_WORDS:
-            name, width = FUNCTION_WORDS[token.text[1:].lower()], 1
-        elif token.text in _WORDS and self.word_ahead() in FUNCTION_WORDS:
-            name, width = FUNCTION_WORDS[self.word_ahead()], 0
+            name = FUNCTION_WORDS[token.text[1:].lower()]
+        elif token.text in _WORDS and (word := self.word_ahead().lower()) in FUNCTION_WORDS:
+            self.argument()
+            return FUNCTION_WORDS[word]
         elif token.kind == "letter" and self.own_function(token.text):
-            name, width = token.text, 1
-        elif token.kind == "letter":
-            word, width = self.letters_ahead()
-            name = FUNCTION_WORDS.get(word.lower(), "") if len(word) > 1 and self.is_free(word) else ""
-        if not name:
-            return ""
-        if width:
-            self.position += width
-        else:
-            self.take()
-            self.group()
+            name = token.text
+        elif token.kind == "letter":  # the longest run of letters written together that is a function's name
+            run = "".join(letter.text for letter in self.together(None))
+            width = max((n for n in range(2, len(run) + 1) if run[:n].lower() in FUNCTION_WORDS), default=0)
+            name = FUNCTION_WORDS[run[:width].lower()] if width and run[:width] not in self.vocabulary.symbols else ""
+        self.position += width if name else 0
         return name
 
     def own_function(self, letter: str) -> bool:
         """Whether ``letter`` is a function the answer defined (``g(z) = ...``), applied here."""
-        defined = self.vocabulary.functions if self.vocabulary is not None else {}
         applied = self.peek(1).text in OPEN or self.peek(1).text in ("'", "^")
-        return applied and (letter in defined or f"{letter}'" in defined)
+        return applied and (letter in self.vocabulary.functions or f"{letter}'" in self.vocabulary.functions)
 
-    def letters_ahead(self) -> tuple[str, int]:
-        """The longest run of letters written together from here that spells a function's name."""
-        best, run = ("", 0), ""
-        for ahead in range(self.run_of_letters(after=None)):
-            run += self.peek(ahead).text
-            if run.lower() in FUNCTION_WORDS:
-                best = (run, ahead + 1)
-        return best
-
-    def run_of_letters(self, after: Token | None) -> int:
-        """How many letters from here are written together (right after ``after``, when given)."""
-        ahead, previous = 0, after
-        while self.peek(ahead).kind == "letter" and (previous is None or self.peek(ahead).start == previous.end):
-            previous = self.peek(ahead)
-            ahead += 1
-        return ahead
-
-    def is_free(self, name: str) -> bool:
-        """Whether ``name`` is no symbol of the notation (``e`` may be one)."""
-        return self.vocabulary is None or name not in self.vocabulary.symbols
+    def together(self, after: Token | None, kinds: tuple[str, ...] = ("letter",)) -> tuple[Token, ...]:
+        """The tokens of ``kinds`` from here written together (right after ``after``, when given)."""
+        run: list[Token] = []
+        while self.peek(len(run)).kind in kinds and (after is None or self.peek(len(run)).start == after.end):
+            after = self.peek(len(run))
+            run.append(after)
+        return tuple(run)
 
     def primes(self) -> bool:
         """Whether a derivative's mark follows (``'``, ``^\\prime``, several), consumed."""
-        found = False
+        start = self.position
         while self.peek().text == "'" or (self.peek().text == "^" and self.peek(1).text in ("'", "\\prime")):
-            if self.take().text == "^":
-                self.take()
-            found = True
-        return found
+            self.position += 1 if self.peek().text == "'" else 2
+        return self.position > start
 
     def function_power(self) -> float:
-        """The power written on a function's name, as ``\\tanh^2(z)`` is ``(\\tanh z)^2``
-        (consumed), or 0 when none is."""
-        if self.peek().text != "^" or self.peek(1).text in ("'", "\\prime"):
-            return 0
+        """The power on a function's name (``\\tanh^2(z)`` is ``(\\tanh z)^2``), taken; else 0."""
         start = self.position
-        self.take()
-        group = self.group()
-        if len(group) == 1 and group[0].kind == "number" and self.peek().text in OPEN:
-            if float(group[0].text) > MAX_POWER:
-                raise ReadError(f"it raises to a power above {MAX_POWER}")
-            return float(group[0].text)
+        if self.peek().text == "^":  # ^' and ^\prime are the primes, taken before
+            group = self.argument()
+            if len(group) == 1 and group[0].kind == "number" and self.peek().text in OPEN:
+                if float(group[0].text) > MAX_POWER:
+                    raise ReadError(f"it raises to a power above {MAX_POWER}")
+                return float(group[0].text)
         self.position = start
         return 0
 
     def same_index(self) -> SameIndex | None:
-        """``w = o``, ``w_k \\neq w``, ``w_{k} = w`` up to the closing bracket: indices compared,
-        else None (``y_i = 1`` compares values)."""
-        for length in range(1, 6):
-            operator = self.peek(length).text
-            if operator in ("=", "\\neq", "\\ne"):
-                left = tuple(self.found[self.position : self.position + length])
-                after = self.position + length + 1
-                right = tuple(self.found[after : after + self.index_length(after)])
-                try:
-                    indices = self.index_expression(left), self.index_expression(right)
-                except ReadError:
-                    return None  # not indices: values compared (y_i = 1)
-                self.position = after + len(right)
-                return SameIndex(*indices, operator != "=")
-        return None
-
-    def index_length(self, start: int) -> int:
-        """How many tokens from ``start`` an index takes: ``o``, ``w_k``, ``w_{k}``."""
-        if self.peek(start - self.position + 1).text != "_":
-            return 1
-        if self.peek(start - self.position + 2).text != "{":
-            return 3
-        closing = next((n for n in range(3, 8) if self.peek(start - self.position + n).text == "}"), 3)
-        return closing + 1
+        """``w = o``, ``w_k \\neq w``, ``w_{k} = w``, all that is left: indices compared, else None
+        (``y_i = 1`` compares values)."""
+        rest = self.found[self.position :]
+        at = next((n for n in range(1, 6) if self.peek(n).text in ("=", "\\neq", "\\ne")), 0)
+        try:  # with no comparison, the left side is empty: no index
+            left, right = self.index_expression(tuple(rest[:at])), self.index_expression(tuple(rest[at + 1 :]))
+        except ReadError:
+            return None
+        self.position = len(self.found)
+        return SameIndex(left, right, rest[at].text != "=")
 
     # ------------------------------------------------------------------ sums
 
     def probability(self) -> Node | None:
         """``P(w | c)``, ``p(w \\mid c)``, ``P(O = w | C = c)``: the entry ``w`` of the family the
         notation gives as probabilities given ``c``; None (nothing taken) when it is no such thing."""
-        if self.vocabulary is None or self.peek().text not in ("P", "p") or self.peek(1).text != "(":
+        if self.peek().text not in ("P", "p") or self.peek(1).text != "(":
             return None
         end = next((n for n in range(2, 16) if self.peek(n).text in (")", "") or self.peek(n).kind == "end"), 0)
         inside = [t for t in self.found[self.position + 2 : self.position + end] if t.text not in "{}"]
@@ -612,8 +524,7 @@ class Lexer:
         return self.part(self.vocabulary.given[given[0]], index)
 
     def count(self) -> Node:
-        """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: how many indices meet the condition, a sum
-        of ones."""
+        """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: a sum of ones over the set's range."""
         bar = self.take().text != "\\#"
         opening = self.take().text  # \{, or { as typed without LaTeX: #{k : w_k = w}
         closing = OPEN[opening]
@@ -628,58 +539,38 @@ class Lexer:
         return Summation(written.index, Number(1.0), written.skip, "", written.condition, written.lower)
 
     def sum_range(self) -> _Range:
-        """``w``, ``w=1``, ``k=1..K``, ``w \\in V``, ``k \\in \\{1, \\dots, K\\}``, ``w \\neq o``,
-        ``k: w_k = w``: the index, the value it skips, the condition its terms meet, the first value
-        and the upper limit when it is written here."""
+        """What is written below a sum: ``w``, ``w=1``, ``k=1..K``, ``w \\in V``, ``k \\in \\{1, \\dots, K\\}``,
+        ``w \\neq o``, ``k: w_k = w``."""
         token = self.take()
         if token.kind != "letter":
             raise ReadError(f"a sum's index must be a letter, not '{token.text}'")
         if self.peek().text in ("\\neq", "\\ne"):
             self.take()
             return _Range(token.text, skip=self.index_expression(tuple(self.found[self.position :])))
-        lower, upper = 1, _NO_LIMIT
-        if self.peek().text == "=" and self.peek(1).kind == "number":
-            self.take()
-            lower, upper = int(float(self.take().text)), self.range_rest("")
-        elif self.peek().text == "\\in":
-            self.take()
-            lower, upper = self.set_range()
+        lower, upper = 1, tuple[Token, ...]()
+        first = 2 if [self.peek().text, self.peek(1).text] == ["\\in", "\\{"] else int(self.peek().text == "=")
+        if first and self.peek(first).kind == "number":  # k=1..K, k \in \{1, \dots, K\}
+            closing = "\\}" if first == 2 else ""
+            self.position += first
+            lower, marks = int(float(self.take().text)), self.position
+            while self.peek().text in _RANGE_MARKS:
+                self.take()
+            start = self.position  # the upper limit, when marks (.., \dots, :) say one follows
+            while start > marks and not self.at_end() and self.peek().text not in (closing, *_CONDITION_MARKS):
+                self.take()
+            upper = tuple(self.found[start : self.position])
+            if closing and (found := self.take()).text != closing:
+                raise ReadError(f"expected '{closing}' but found '{found.text}' (are the brackets balanced?)")
+        elif self.peek().text == "\\in":  # a set by name (V): the range is that of what the index picks out
+            while not self.at_end() and self.peek().text not in _CONDITION_MARKS:
+                self.take()
         if self.at_end():
             return _Range(token.text, lower=lower, upper=upper)
-        if self.take().text in _CONDITION_MARKS:
-            condition = self.same_index()
-            if condition is not None and self.at_end():
-                return _Range(token.text, condition=condition, lower=lower, upper=upper)
+        if self.take().text in _CONDITION_MARKS and (condition := self.same_index()) is not None:
+            return _Range(token.text, condition=condition, lower=lower, upper=upper)
         raise ReadError(
             f"the sum's range '{_flat(tuple(self.found))}' is not read; write \\sum_{{w}} or \\sum_{{k=1}}^{{K}}"
         )
-
-    def range_rest(self, closing: str) -> tuple[Token, ...]:
-        """After a range's first value: ``..K``, ``, \\dots, K``, ``:K`` up to ``closing`` (taken; ""
-        for the end or a condition): the upper limit, () when none is written."""
-        if self.peek().text in _RANGE_MARKS:
-            while self.peek().text in _RANGE_MARKS:
-                self.take()
-            start = self.position
-            while not self.at_end() and self.peek().text not in (closing, *_CONDITION_MARKS):
-                self.take()
-            upper = tuple(self.found[start : self.position])
-        else:
-            upper = ()
-        if closing:
-            self.expect(closing)
-        return upper
-
-    def set_range(self) -> tuple[int, tuple[Token, ...]]:
-        """After ``\\in``: ``\\{1, \\dots, K\\}`` or ``\\{1..K\\}`` (the first value and the upper
-        limit); else a set by name (``V``), whose range is that of what the index picks out."""
-        if self.peek().text == "\\{" and self.peek(1).kind == "number":
-            self.take()
-            lower = int(float(self.take().text))
-            return lower, self.range_rest("\\}")
-        while not self.at_end() and self.peek().text not in _CONDITION_MARKS:
-            self.take()
-        return 1, ()
 
     # ------------------------------------------------------------------ names
 
@@ -687,45 +578,33 @@ class Lexer:
         """A letter with its accent, font and subscript, or None when none starts here."""
         token = self.peek()
         if token.text in ACCENTS:
-            self.take()
-            inner = self.sub_reader(self.group()).atom()
+            inner = self.sub_reader(self.argument()).atom()
             if inner is None:
                 raise ReadError(f"{token.text} must be put on a letter")
             base = f"{ACCENTS[token.text]} {inner.base}"
             return self.attached(Atom(base, inner.subscript, inner.superscript))
         if token.text in FONTS or (token.text in _WORDS and self.peek(1).text == "{"):
-            self.take()
-            group = self.group()
+            group = self.argument()
             reader = self.sub_reader(group)
             inner = reader.atom()
             if inner is None or not reader.at_end():  # \mathrm{err}: a name of several letters, if defined
                 word = _word(list(group)) or ""
                 return self.attached(Atom(word)) if word and self.is_defined(word) else None
             return self.attached(inner)
-        if token.kind == "letter" and (word := self.defined_word(token)):
+        word = "".join(letter.text for letter in self.together(None))  # probs: a name the answer defined
+        if len(word) >= 2 and self.is_defined(word):
             self.position += len(word)
             return self.attached(Atom(word))
-        if token.kind == "letter" or (token.kind == "command" and token.text[1:] in GREEK) or token.text == "\\ell":
+        if token.kind == "letter" or token.text == "\\ell" or token.text[1:].lower() in GREEK:  # \Theta too
             self.take()
             name = token.text.lstrip("\\")
             if token.kind == "letter" and (joined := self.run_together(token)):
                 return self.attached(Atom(name, joined))
             return self.attached(Atom("l" if name == "ell" else name))
-        if token.kind == "command" and token.text[1:].lower() in GREEK:  # \Theta
-            self.take()
-            return self.attached(Atom(token.text[1:]))
         return None
 
-    def defined_word(self, letter: Token) -> str:
-        """The name of several letters the answer defined (``probs``) that starts here, else ""."""
-        length = self.run_of_letters(after=None)
-        word = "".join(self.peek(ahead).text for ahead in range(length))
-        return word if length >= 2 and self.is_defined(word) else ""
-
-    def is_defined(self, name: str) -> bool:
-        """Whether the answer defined ``name`` (read or not)."""
-        vocabulary = self.vocabulary
-        return vocabulary is not None and (name in vocabulary.definitions or name in vocabulary.unread_definitions)
+    def is_defined(self, name: str) -> bool:  # read or not
+        return name in self.vocabulary.definitions or name in self.vocabulary.unread_definitions
 
     def run_together(self, letter: Token) -> tuple[Token, ...]:
         """The letters and digits written right after ``letter`` (consumed) when with them it is a
@@ -733,9 +612,9 @@ class Lexer:
         ``v_c``, ``W1`` for ``W_1``, ``uo`` for ``u_o`` (``u`` alone being no symbol), ``yhat``
         for a spelling ``y_{hat}``; else nothing. All of the run or none: ``vcx`` is no name."""
         vocabulary = self.vocabulary
-        if vocabulary is None or self.peek().text == "_":
+        if self.peek().text == "_":
             return ()
-        run = self.adjacent_run(letter)
+        run = self.together(letter, ("letter", "number"))
         if not run or len(run) > 4:
             return ()
         key = f"{letter.text}_{''.join(t.text for t in run)}"
@@ -749,28 +628,17 @@ class Lexer:
             return tuple(run)
         return ()
 
-    def adjacent_run(self, after: Token) -> tuple[Token, ...]:
-        """The letters and digits from here written right after ``after``, without a space."""
-        run: list[Token] = []
-        previous = after
-        while self.peek(len(run)).kind in ("letter", "number") and self.peek(len(run)).start == previous.end:
-            previous = self.peek(len(run))
-            run.append(previous)
-        return tuple(run)
-
     def attached(self, atom: Atom) -> Atom:
         """``atom`` with the subscript and the name's superscript (``W^{(2)}``) that follow it."""
         subscript, superscript = atom.subscript, atom.superscript
         for _ in range(2):
             if self.peek().text == "_" and not subscript:
-                self.take()
-                subscript = self.group()
+                subscript = self.argument()
                 subscript += self.word_of(atom.base, subscript)
                 if self.peek().text == "_" and self.lists(atom.base, subscript):  # u_w_k typed for u_{w_k}
                     subscript += (self.take(), *self.group())
             elif self.peek().text == "^" and self.peek(1).text == "{" and self.peek(2).text == "(":
-                self.take()
-                group = self.group()
+                group = self.argument()
                 closing = next((i for i, t in enumerate(group) if t.text == ")"), len(group) - 1)
                 superscript = "^(" + _flat(group[1:closing]) + ")"
                 transposed = transposes(group[closing + 1 :])
@@ -780,26 +648,20 @@ class Lexer:
     def lists(self, base: str, subscript: tuple[Token, ...]) -> bool:
         """Whether ``subscript`` of a family's part is a list of indices alone (``w`` of ``u_w``), so
         that a subscript on it picks one of the list (``u_w_k``)."""
-        vocabulary = self.vocabulary
-        return (
-            vocabulary is not None
-            and base in vocabulary.families
-            and len(subscript) == 1
-            and subscript[0].text in vocabulary.index_lists
-        )
+        listed = len(subscript) == 1 and subscript[0].text in self.vocabulary.index_lists
+        return listed and base in self.vocabulary.families
 
     def word_of(self, base: str, subscript: tuple[Token, ...]) -> tuple[Token, ...]:
         """The letters that follow a one-letter subscript without a space, when with them it is a
         declared spelling (``y_hat`` in plain text for ``y_{hat}``), or one letter after a list of
         indices (``u_wk`` for ``u_{w_k}``); consumed."""
-        if self.vocabulary is None or len(subscript) != 1 or subscript[0].kind != "letter":
+        if len(subscript) != 1 or subscript[0].kind != "letter":
             return ()
-        run = self.run_of_letters(after=subscript[0])
+        run = len(self.together(subscript[0]))
         following = self.peek().text
         if (
             run == 1
-            and subscript[0].text in self.vocabulary.index_lists
-            and base in self.vocabulary.families
+            and self.lists(base, subscript)
             and following not in self.vocabulary.families
             and not any(key.startswith(following) for key in self.vocabulary.symbols)
         ):
@@ -815,8 +677,6 @@ class Lexer:
 
     def resolve(self, atom: Atom) -> Node:
         vocabulary = self.vocabulary
-        if vocabulary is None:
-            raise ReadError("no notation to read names with")
         if atom.key in vocabulary.definitions:  # the answer's own meaning of a name comes first
             return vocabulary.definitions[atom.key]
         if atom.key in vocabulary.unread_definitions:  # a name of its own has no other meaning
@@ -838,11 +698,9 @@ class Lexer:
             )
         if atom.subscript and atom.stem in vocabulary.symbols:
             symbol = vocabulary.symbols[atom.stem]
-            if symbol in vocabulary.entry_definitions:  # y_i, where the answer defined y_k = ...
-                return Entry(
-                    Tabulate(*vocabulary.entry_definitions[symbol], like=symbol), self.entry_indices(atom.subscript)
-                )
-            return Entry(Name(symbol), self.entry_indices(atom.subscript))
+            entries = vocabulary.entry_definitions.get(symbol)  # y_i, where the answer defined y_k = ...
+            whole = Name(symbol) if entries is None else Tabulate(*entries, like=symbol)
+            return Entry(whole, self.entry_indices(atom.subscript))
         if (head := self.entry_of_named(atom)) is not None:  # v_{c,i}: entry i of v_c
             return head
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity
@@ -854,7 +712,7 @@ class Lexer:
     def entry_of_named(self, atom: Atom) -> Node | None:
         """``v_{c,i}``: the entries after the last comma of a symbol named by what comes before it."""
         split = atom.named_entry()
-        if split is None or self.vocabulary is None:
+        if split is None:
             return None
         try:
             named = self.resolve(split[0])  # a symbol or a part of a family: v_c, u_w
@@ -864,24 +722,22 @@ class Lexer:
 
     def kronecker(self, subscript: tuple[Token, ...]) -> SameIndex | None:
         """Kronecker's delta of two indices: ``\\delta_{wo}``, ``\\delta_{w,o}``, ``\\delta_{w, w_k}``."""
-        inside = [token for token in subscript if token.text not in "{}"]
-        letters = [token.text for token in inside if token.kind == "letter"]
-        if len(inside) == 2 and len(letters) == 2:
-            return SameIndex(IndexName(letters[0]), IndexName(letters[1]))
+        inside = tuple(token for token in subscript if token.text not in "{}")
         commas = [n for n, token in enumerate(inside) if token.text == ","]
-        if len(commas) != 1:
+        if len(commas) == 1:
+            left, right = inside[: commas[0]], inside[commas[0] + 1 :]
+        elif len(inside) == 2 and all(token.kind == "letter" for token in inside):
+            left, right = inside[:1], inside[1:]
+        else:
             return None
         try:
-            left = self.index_expression(tuple(inside[: commas[0]]))
-            right = self.index_expression(tuple(inside[commas[0] + 1 :]))
+            return SameIndex(self.index_expression(left), self.index_expression(right))
         except ReadError:
             return None
-        return SameIndex(left, right)
 
     def part(self, family: str, index: IndexExpression) -> Node:
         """A part of ``family``, or of what the answer defined in its place."""
         vocabulary = self.vocabulary
-        assert vocabulary is not None  # parts are only read with a notation
         whole = vocabulary.definitions.get(vocabulary.entries_of.get(family, ""))
         if whole is not None:  # an entry of what the answer defined (\hat y = \sigma(U v_c))
             return Entry(whole, (index,))
@@ -900,27 +756,23 @@ class Lexer:
         texts = [token.text for token in group if token.text not in "{}"]
         if len(texts) == 1 and (group[0].kind in ("letter", "number") or group[-1].kind in ("letter", "number")):
             return IndexName(texts[0])
-        vocabulary = self.vocabulary
-        if len(texts) == 3 and texts[1] == "_" and vocabulary is not None and texts[0] in vocabulary.index_lists:
+        if len(texts) == 3 and texts[1] == "_" and texts[0] in self.vocabulary.index_lists:
             return IndexOf(texts[0], IndexName(texts[2]))
-        lists = sorted(vocabulary.index_lists) if vocabulary is not None else []
+        lists = sorted(self.vocabulary.index_lists)
         listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
         raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
 
     # ------------------------------------------------------------------ lexemes
 
     def lexemes(self, inside: bool = False) -> tuple[list[LarkToken], int | None]:
-        """The formula's lexemes, and the index of the token where its commentary starts (None when
-        nothing follows it): a stop or a word that names nothing, outside every bracket. ``inside``:
-        the tokens are a group's (``e^{...}``), where nothing is commentary."""
+        """The formula's lexemes, and the index of the token where its commentary starts (None for none).
+        ``inside``: the tokens are a group's (``e^{...}``), where nothing is commentary."""
         made: list[LarkToken] = []
         depth = 1 if inside else 0
         while not self.at_end():
             if depth == 0 and self.commentary_starts(made):
                 return made, self.position
-            start = len(made)
-            self.lexeme(made)
-            depth += sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
+            depth += self.lexeme(made)
             if depth > MAX_DEPTH:
                 raise ReadError(f"it nests more than {MAX_DEPTH} levels deep")
         return made, None
@@ -930,7 +782,7 @@ class Lexer:
         ``, where``, ``\\text{for } w = o``, ``3k steps``)."""
         token = self.peek()
         if token.text in _WORDS:
-            named = self.word_ahead() in FUNCTION_WORDS or self.is_defined(self.word_ahead(lower=False))
+            named = self.word_ahead().lower() in FUNCTION_WORDS or self.is_defined(self.word_ahead())
             return token.text in _STOPS and _operand_ended(made) and not named
         if token.text in _BARS and self.peek(1).text == "\\{":
             return False  # a count: |\{k : w_k = w\}|
@@ -939,19 +791,20 @@ class Lexer:
         return token.text in _STOPS or (_operand_ended(made) and self.word_starts())
 
     def word_starts(self) -> bool:
-        """Whether a word that names nothing starts here (``steps`` of ``3k steps``):
-        three letters or more written together, apart from what comes before, that cannot be
-        read; it ends the formula."""
+        """Whether a word that names nothing starts here (``steps`` of ``3k steps``): it ends the formula."""
         glued = self.position > 0 and self.found[self.position - 1].end == self.peek().start
         bracket = self.peek().text == "(" and self.peek(1).kind == "letter"  # "(1 - h) (elementwise)"
         start = self.position
         self.position += bracket
         try:
-            if self.peek().kind != "letter" or glued or self.run_of_letters(after=None) < 3:
+            run = len(self.together(None))
+            if self.peek().kind != "letter" or glued or run < 3 or (bracket and self.peek(run).text != ")"):
                 return False
-            if bracket and self.peek(self.run_of_letters(after=None)).text != ")":
-                return False
-            for lexeme in self.operand():
+            made: list[LarkToken] = []  # the operand that starts here, a function's bracket included
+            depth = self.lexeme(made)
+            while made[-1].type in ("FUNCTION", "MAX") or depth > 0:
+                depth += self.lexeme(made)
+            for lexeme in made:
                 if lexeme.type == "NAME":
                     self.resolve(lexeme.value.payload)
         except ReadError:
@@ -960,20 +813,9 @@ class Lexer:
             self.position = start
         return False
 
-    def operand(self) -> list[LarkToken]:
-        """The lexemes of the operand that starts here, a function's bracket included (taken)."""
-        made: list[LarkToken] = []
-        self.lexeme(made)
-        depth = 0
-        while made[-1].type in ("FUNCTION", "MAX") or depth > 0:
-            start = len(made)
-            self.lexeme(made)
-            depth += sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
-        return made
-
-    def lexeme(self, made: list[LarkToken]) -> None:
-        """The lexeme (or the few) that starts here, taken and added to ``made``."""
-        token = self.peek()
+    def lexeme(self, made: list[LarkToken]) -> int:
+        """The lexeme (or the few) that starts here, taken and added to ``made``; the brackets it opens."""
+        token, start = self.peek(), len(made)
 
         def add(kind: str, payload: object = None, text: str = token.text) -> None:
             made.append(LarkToken(kind, _Lexeme(text, payload)))
@@ -994,16 +836,14 @@ class Lexer:
         elif token.text == "\\boxed":
             self.take()  # what it boxes is a group, read as a bracket
         elif token.text in ("\\underbrace", "\\overbrace"):
-            self.take()
-            self.grouped(made, self.group(), "LBRACE", "RBRACE")
+            self.grouped(made, self.argument(), "LBRACE", "RBRACE")
             if self.peek().text in ("_", "^"):
-                self.take()
-                self.group()  # the brace's label
+                self.argument()  # the brace's label
         elif function := self.function_name():
             self.function(made, function, token.text)
         elif self.lexes_indicator(made):
             pass
-        elif token.text == "e" and self.peek(1).text == "^" and self.is_free("e"):
+        elif token.text == "e" and self.peek(1).text == "^" and "e" not in self.vocabulary.symbols:
             self.position += 2
             add("FUNCTION", ("exp", False, 0.0))
             self.grouped(made, self.group(), "LBRACE", "RBRACE")
@@ -1013,15 +853,14 @@ class Lexer:
             raise ReadError("it writes out an array entry by entry (\\begin{...}), which is not read")
         else:
             self.single(made, add)
+        return sum(_DEPTH.get(lexeme.type, 0) for lexeme in made[start:])
 
     def single(self, made: list[LarkToken], add: Callable[..., None]) -> None:
-        """A number, a script, an operator or a bracket (a lexeme of one token), or a name."""
         token = self.peek()
         if token.kind == "number":
             add("NUMBER", self.take().text)
         elif token.text in ("^", "_"):
-            self.take()
-            group = self.group()
+            group = self.argument()
             if token.text == "^" and group[0].text == "-" and self.peek().kind == "number":  # x^-1, as typed
                 group += (self.take(),)
             add("SUPERSCRIPT" if token.text == "^" else "SUBSCRIPT", group)
@@ -1031,7 +870,7 @@ class Lexer:
         elif token.text in KINDS:
             add(KINDS[self.take().text])
         else:
-            word = self.word_ahead(lower=False) if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
+            word = self.word_ahead() if token.text in _WORDS else ""  # \mathrm{foo}: "foo" is unknown
             atom = self.atom()
             if atom is None and word:
                 raise ReadError(f"it uses '{word}', which is no symbol or function of this question")
@@ -1040,13 +879,11 @@ class Lexer:
             add("NAME", atom)
 
     def grouped(self, made: list[LarkToken], group: tuple[Token, ...], opening: str, closing: str) -> None:
-        """The lexemes of ``group`` between brackets of the kinds ``opening`` and ``closing``."""
-        inner, _ = Lexer(list(group), self.vocabulary).lexemes(inside=True)
+        inner, _ = self.sub_reader(group).lexemes(inside=True)
         made += [LarkToken(opening, _Lexeme("{")), *inner, LarkToken(closing, _Lexeme("}"))]
 
     def function(self, made: list[LarkToken], function: str, text: str) -> None:
-        """A function's name (taken) with its primes and power: a call when a bracket follows,
-        ``\\exp x`` or ``\\log x`` without one, ``\\max(0, z)``."""
+        """A function with its primes and power: called on a bracket, or ``\\exp x``, ``\\log x``."""
         derivative = self.primes()
         power = self.function_power()
         opens = self.peek().text in OPEN
@@ -1061,17 +898,13 @@ class Lexer:
         """``\\mathbb{1}``, ``\\mathbb{I}``, ``\\mathbf{1}`` (taken, with a condition written below
         it: ``\\mathbb{1}_{w = o}``), or False with nothing taken."""
         token = self.peek()
-        if token.text not in _INDICATORS or not (
-            self.peek(1).text in ("1", "I")
-            or [self.peek(n).text for n in (1, 2, 3)] in (["{", "1", "}"], ["{", "I", "}"])
-        ):
+        ahead = [self.peek(n).text for n in (1, 2, 3)]
+        if token.text not in _INDICATORS or not (ahead[0] in ("1", "I") or ahead in (["{", "1", "}"], ["{", "I", "}"])):
             return False
-        self.take()
-        inside = "".join(t.text for t in self.group())
+        inside = "".join(t.text for t in self.argument())
         made.append(LarkToken("INDICATOR", _Lexeme(f"{token.text}{{{inside}}}", inside)))
         if self.peek().text == "_" and self.compares(self.peek(1)):  # \mathbf{1}_n is the ones of size n
-            self.take()
-            self.grouped(made, self.group(), "LSQB", "RSQB")
+            self.grouped(made, self.argument(), "LSQB", "RSQB")
         return True
 
     def compares(self, opening: Token) -> bool:
@@ -1083,27 +916,23 @@ class Lexer:
         return False
 
     def summed(self) -> _Range:
-        """``\\sum`` with what is written below and above it (taken): the index and its range."""
+        """``\\sum`` with what is written below and above it (taken)."""
         self.take()
         written, upper, shift = _Range(""), "", 0
         for _ in range(2):
             if self.peek().text == "_":
-                self.take()
-                written = self.sub_reader(self.group()).sum_range()
+                written = self.sub_reader(self.argument()).sum_range()
                 if written.upper:
                     upper, shift = _upper_limit(written.upper)
             elif self.peek().text == "^":
-                self.take()
-                upper, shift = _upper_limit(self.group())
+                upper, shift = _upper_limit(self.argument())
         if not written.index:
             raise ReadError("a sum needs its index below it: \\sum_{w}")
         return replace(written, limit=upper, shift=shift)
 
 
 @dataclass(frozen=True)
-class _Range:
-    """What is written below a sum (or in a count's set): its index and what limits it."""
-
+class _Range:  # what is written below a sum (or in a count's set)
     index: str
     skip: IndexExpression | None = None
     condition: SameIndex | None = None
@@ -1113,19 +942,10 @@ class _Range:
     shift: int = 0  # what the upper limit adds to the size: -1 for K-1
 
 
-_NO_LIMIT: tuple[Token, ...] = ()
-
-
-_RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}
-
-
+_RANGE_MARKS = {".", ",", "\\dots", "\\ldots", "\\cdots", ":"}  # k=1..K, \{1, \dots, K\}
 _CONDITION_MARKS = (":", "\\colon", "|", "\\mid", ",")
 
-
 _BARS = ("|", "\\lvert", "\\rvert", "\\vert")
-
-
-_DOTS = {"\\dots", "\\ldots", "\\cdots", "\\vdots"}
 
 
 def not_read(token: Token) -> str:
@@ -1142,8 +962,6 @@ def _upper_limit(group: tuple[Token, ...]) -> tuple[str, int]:
     """The upper limit of a sum: a size (``K``, ``|V|``, ``D_y``) and what is added to it
     (``K-1``: ("K", -1)), or a number (("5", 0))."""
     texts = [token.text for token in group if token.text not in ("|", "{", "}", "\\lvert", "\\rvert", "\\vert", "\\|")]
-    if len(texts) == 1 and texts[0].isdigit():
-        return texts[0], 0
     for cut in range(1, len(texts) + 1):  # the name, then "- 1" or "+ 1"
         name, rest = "".join(texts[:cut]), texts[cut:]
         if not rest:
@@ -1159,8 +977,7 @@ def shown_atom(atom: Atom) -> str:
 
 @dataclass(frozen=True)
 class _Lexeme:
-    """What a lexeme holds: its text as written (for messages) and what it carries (an
-    :class:`Atom`, a script's tokens, a function, a node read whole)."""
+    """A lexeme's text as written (for messages) and what it carries (an Atom, a script, a node)."""
 
     text: str
     payload: object = None
@@ -1172,10 +989,9 @@ class _Lexeme:
 KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lark
     "+": "PLUS",
     "-": "MINUS",
-    "\\odot": "ODOT",
-    "\\circ": "ODOT",
+    **dict.fromkeys(("\\odot", "\\circ"), "ODOT"),
     "\\otimes": "OTIMES",
-    **{times: "TIMES" for times in _TIMES - {"\\cdot"}},
+    **dict.fromkeys(("\\times", "*", "\\ast", "\\bullet"), "TIMES"),
     "\\cdot": "CDOT",
     "/": "SLASH",
     "'": "PRIME",
@@ -1190,22 +1006,17 @@ KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lar
     ",": "COMMA",
     ";": "SEPARATOR",
     "=": "EQUALS",
-    "\\neq": "NEQ",
-    "\\ne": "NEQ",
-    **{dots: "DOTS" for dots in _DOTS},
-    **{relation: "RELATION" for relation in (*COMPARE, *_LESS)},
+    **dict.fromkeys(("\\neq", "\\ne"), "NEQ"),
+    **dict.fromkeys(("\\dots", "\\ldots", "\\cdots", "\\vdots"), "DOTS"),
+    **dict.fromkeys((*COMPARE, "<", "\\lt", "\\leq", "\\le"), "RELATION"),
 }
-
 
 _DEPTH = {"LPAR": 1, "LSQB": 1, "LBRACE": 1, "LSET": 1, "RPAR": -1, "RSQB": -1, "RBRACE": -1, "RSET": -1}
 
-
 CLOSING_TEXT = {"RPAR": ")", "RSQB": "]", "RBRACE": "}", "RSET": "\\}"}
-
 
 _ENDS_OPERAND = {"NAME", "NUMBER", "NODE", "PRIME", "SUPERSCRIPT", "SUBSCRIPT", "INDICATOR", *CLOSING_TEXT}
 
 
 def _operand_ended(made: list[LarkToken]) -> bool:
-    """Whether the lexemes so far end with a whole operand (a name, a closing bracket)."""
     return bool(made) and made[-1].type in _ENDS_OPERAND

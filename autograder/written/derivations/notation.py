@@ -23,8 +23,7 @@ class Symbol:
     ways students do (``\\hat y``: ``\\hat{y}``, ``\\widehat{y}``, ``y_{hat}``); ``dims`` names its
     sizes (a vector has one, a matrix two); ``define`` writes it with other symbols (a derived
     quantity, computed from those); a ``onehot`` vector is one at the index ``at``; ``counts``, a
-    vector whose entry i counts the i in the index list ``at`` (``n_w``: how often w was drawn);
-    ``said``, the words that say what it is, when an answer defines one of its names in words."""
+    vector whose entry i counts the i in the index list ``at`` (``n_w``: how often w was drawn)."""
 
     latex: str
     kind: Kind
@@ -72,12 +71,6 @@ class Notation:
     vectors: Orientation = "column"
     families: tuple[Family, ...] = ()
     indices: tuple[Index, ...] = ()
-
-    def symbol(self, latex: str) -> Symbol:
-        for symbol in self.symbols:
-            if symbol.latex == latex:
-                return symbol
-        raise KeyError(f"no symbol {latex!r} in the notation")
 
 
 @dataclass(frozen=True)

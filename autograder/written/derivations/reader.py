@@ -20,12 +20,9 @@ What it reads (``docs/authoring-guide.md`` and the handouts state it to students
   entry by entry) and ``.T``; Julia's and Matlab's ``.*``, ``.-`` and ``'``; an equation editor's
   letters (``𝒚``, ``𝑾``) and combining accents.
 
-How, in three steps: what is typed for LaTeX (unicode, plain text, numpy) becomes LaTeX by the rows
-of :mod:`.spellings`; :mod:`.lexemes` cuts it into the grammar's terminals with the question's
-vocabulary (names, functions, scripts, sums with their ranges); ``formula.lark``, the grammar, says
-how they bind, and Lark's LALR parser built from it once gives the parse this module turns into the
-tree's typed nodes. Every notation a student may use is also a row of :mod:`.catalogue`, which the
-handouts' notation table is written from. ``\\label{...}`` and ``\\tag{...}`` are no part of a formula.
+How (``docs/architecture.md``): :mod:`.spellings` makes LaTeX of what was typed, :mod:`.lexemes` cuts
+it into the terminals of ``formula.lark``, Lark's LALR parser binds them and this module builds the
+tree. ``\\label{...}`` and ``\\tag{...}`` are no part of a formula.
 
 A formula ends at ``\\in``, ``\\quad``, a top-level comma or full stop, ``\\text{...}`` that is no
 function, a word that names nothing, a tick or a star (``✓``), a ``#`` comment, or a shape in brackets
@@ -38,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +93,6 @@ _CONDITION_AT_END = re.compile(
     r"(?:[^()]*?(?:\\neq?\b|\\ne\b|=|\\text\s*\{\s*(?:if|for|when|where)\b|\bif\b|\bfor\b))[^()]*\)\s*[.,;]?\s*$"
 )
 
-
 # "(D_h x n)", "(|V| \times d)" closing a formula: its shape, said, not a factor.
 _SHAPE_AT_END = re.compile(r"\s*\(\s*[\w|{}\\ ]+?\s(?:x|×|\\times)\s[\w|{}\\ ]+\)\s*[.,;]?\s*$")
 
@@ -115,13 +112,11 @@ def read(latex: str, vocabulary: Vocabulary) -> tuple[Node, str]:
     if lexer.word_starts():
         if len(re.findall(r"[A-Za-z]{3,}", latex)) >= 3:  # "the number of words times two"
             raise ReadError("there is no formula in it, only words")
-        word = "".join(token.text for token in found[: lexer.run_of_letters(after=None)])
+        word = "".join(token.text for token in lexer.together(None))
         raise ReadError(f"it starts with '{word}', which is no symbol or function of this question")
     lexemes, commentary = lexer.lexemes()
-    node = _parse(lexemes, lexer, "start")
-    if commentary is None:
-        return node, ""
-    return node, as_latex(latex)[found[commentary].start :].strip()  # the text the tokens index
+    node = _parse(lexemes, lexer, "start")  # and the commentary, in the text the tokens index
+    return node, "" if commentary is None else as_latex(latex)[found[commentary].start :].strip()
 
 
 def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
@@ -149,10 +144,7 @@ def read_side(side: Side, vocabulary: Vocabulary) -> tuple[Node, str]:
             terms.append(Product(value, taken[-1], "product"))
         else:
             raise ReadError(f"the row '{formula}' of its cases says for which case it holds nowhere")
-    node = terms[0]
-    for term in terms[1:]:
-        node = Sum(node, term)
-    return node, ""
+    return reduce(Sum, terms), ""
 
 
 class _ListLexer(LarkLexer):
@@ -183,7 +175,6 @@ def _parse(lexemes: list[LarkToken], lexer: Lexer, start: str) -> Node:
     try:
         return _Builder(lexer).build(tree)
     except UnreadName as error:
-        assert lexer.vocabulary is not None  # names are resolved only with a vocabulary
         raise ReadError(_unread_definition(error.atom, lexer.vocabulary)) from None
 
 
@@ -204,10 +195,8 @@ def _unread_definition(atom: Atom, vocabulary: Vocabulary) -> str:
     side = vocabulary.unread_definitions[atom.key]
     shown = " ".join((side if isinstance(side, str) else side.shown()).split())
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    others = {**vocabulary.unread_definitions}
-    del others[atom.key]
     try:  # read with the other unread names missing: the error names what is really missing
-        read_side(side, vocabulary._with(unread_definitions=others))
+        read_side(side, vocabulary.restated(atom.key))
     except ReadError as error:
         return f"{shown_atom(atom)} is defined as '{shown}', which cannot be read: {error}"
     return f"{shown_atom(atom)} is defined as '{shown}', which cannot be read"
@@ -222,8 +211,9 @@ _PRODUCTS: dict[str, ProductKind] = {
     "divide": "divide",
 }
 
-
 _POSTFIX = {"transpose", "superscript", "entry"}
+
+_SUMS = {"add", "subtract"}
 
 
 def _token(child: Tree | LarkToken) -> LarkToken:
@@ -274,64 +264,50 @@ class _Builder:
     def primary(self, tree: Tree | LarkToken) -> Node:
         assert isinstance(tree, Tree), tree  # every terminal of formula.lark sits in a rule
         children = tree.children
-        if tree.data in ("number", "name", "node"):
-            return self.leaf(tree.data, children[0])
+        if tree.data == "number":
+            return Number(float(_text(children[0])))
+        if tree.data == "node":
+            return _payload(children[0])
+        if tree.data == "name":
+            atom = _payload(children[0])
+            node = self.names.resolve(atom)
+            return Transpose(node) if atom.transposed else node
         if tree.data in ("signed", "negative"):
             operand = self.build(children[1])
             return Negative(operand) if tree.data == "negative" else operand
-        if tree.data in ("bracket", "argument"):
-            return self.inside(children[1], children[0])
+        if tree.data in ("bracket", "argument") and isinstance(children[1], Tree) and children[1].data == "stack":
+            return self.stack(children[1], children[0])
+        if tree.data in ("bracket", "argument"):  # a formula or a condition (Iverson's bracket, numpy's mask)
+            return self.build(children[1])
         if tree.data == "fraction":
             return Product(self.build(children[1]), self.build(children[2]), "divide")
         if tree.data == "summation":
-            over = _payload(children[0])
-            body = self.build(children[1])
+            over, body = _payload(children[0]), self.build(children[1])
             return Summation(over.index, body, over.skip, over.limit, over.condition, over.lower, over.shift)
         if tree.data == "call":
             return self.call(_payload(children[0]), self.build(children[1]))
         if tree.data == "maximum":
             return _maximum(self.build(children[2]), self.build(children[4]))
-        if tree.data in ("indicator", "ones"):
+        if tree.data == "indicator":
             return self.indicator(children[0], children[1] if len(children) > 1 else None)
         if tree.data == "condition":
             return self.condition(tree)
         raise ReadError(f"the reader has no rule for {tree.data}")
 
-    def leaf(self, kind: str, token: Tree | LarkToken) -> Node:
-        if kind == "number":
-            return Number(float(_text(token)))
-        if kind == "node":
-            return _payload(token)
-        atom = _payload(token)
-        node = self.names.resolve(atom)
-        return Transpose(node) if atom.transposed else node
-
-    def inside(self, inside: Tree | LarkToken, opening: Tree | LarkToken) -> Node:
-        """What a bracket holds: a formula, a condition (Iverson's bracket, numpy's mask) or the
-        parts of a family written out (``[u_{w_1}; \\dots; u_{w_K}]``)."""
-        if isinstance(inside, Tree) and inside.data == "condition":
-            return self.condition(inside)
-        if isinstance(inside, Tree) and inside.data == "stack":
-            return self.stack(inside, opening)
-        return self.build(inside)
-
     def stack(self, tree: Tree, opening: Tree | LarkToken) -> Node:
+        """The parts of a family written out (``[u_{w_1}; \\dots; u_{w_K}]``)."""
         first, separator, _, again, last = tree.children
         ends = [self.build(end) for end in (first, last)]
         first_part, last_part = (node.operand if isinstance(node, Transpose) else node for node in ends)
         mark = _token(separator.children[0])
+        listed = last_part.index if isinstance(last_part, Part) else None  # u_{w_K}: the list w
         if (
-            _token(again.children[0]).type == mark.type
-            and isinstance(first_part, Part)
-            and isinstance(last_part, Part)
-            and isinstance(first_part.index, IndexOf)
-            and isinstance(last_part.index, IndexOf)
-            and first_part.family == last_part.family
-            and first_part.index.indices == last_part.index.indices
-            and first_part.index.position == IndexName("1")
+            isinstance(last_part, Part)
+            and isinstance(listed, IndexOf)
+            and first_part == Part(last_part.family, IndexOf(listed.indices, IndexName("1")))
+            and _token(again.children[0]).type == mark.type
         ):
-            columns = mark.type == "COMMA"
-            return Stack(first_part.family, first_part.index.indices, columns, last_part.index.position.name)
+            return Stack(last_part.family, listed.indices, mark.type == "COMMA", listed.position.name)
         closing = OPEN.get(_text(opening), ")")
         raise ReadError(f"expected '{closing}' but found '{mark.value.text}' (are the brackets balanced?)")
 
@@ -339,7 +315,7 @@ class _Builder:
         name, derivative, power = function
         name += "'" if derivative else ""
         vocabulary = self.names.vocabulary
-        if vocabulary is not None and name in vocabulary.functions:
+        if name in vocabulary.functions:
             parameter, body = vocabulary.functions[name]
             if body is None:
                 raise ReadError(
@@ -396,9 +372,6 @@ class _Builder:
             return self.names.index_expression(written)
         except ReadError:
             return None  # values compared: y_i = 1
-
-
-_SUMS = {"add", "subtract"}
 
 
 def _superscript(node: Node, group: tuple[Token, ...]) -> Node:

@@ -19,40 +19,16 @@ GREEK = (
 ).split()
 GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", GREEK))
 
-_UNICODE = {
+_COMMANDS = "⊙odot ∘circ ·cdot ⋅cdot ×times ∑sum Σsum ∂partial ∇nabla ≠neq ≥geq ≤leq ⊤top ∈in ⊗otimes …dots"
+_UNICODE = {  # ▒ and 〖 〗: Word's linear format, before a sum's body and around it; U+2061: "applied to"
+    **{pair[0]: f"\\{pair[1:]} " for pair in _COMMANDS.split()},
+    **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items()},
+    **dict(zip("∗−–÷′`▒〖〗\u2061", ("*", "-", "-", "/", "'", " ", " ", "(", ")", ""))),
     "ŷ": "\\hat{y}",
-    "⊙": "\\odot ",
-    "∘": "\\circ ",
-    "·": "\\cdot ",
-    "⋅": "\\cdot ",
-    "×": "\\times ",
-    "∗": "*",
-    "−": "-",
-    "–": "-",
-    "∑": "\\sum ",
-    "Σ": "\\sum ",
-    "∂": "\\partial ",
-    "∇": "\\nabla ",
-    "≠": "\\neq ",
-    "≥": "\\geq ",
-    "≤": "\\leq ",
-    "′": "'",
     "ᵀ": "^{\\top}",
-    "⊤": "\\top ",
     "𝟙": "\\mathbb{1}",
-    "∈": "\\in ",
     "ℝ": "\\mathbb{R}",
     "²": "^2",
-    "⊗": "\\otimes ",
-    "…": "\\dots ",
-    "÷": "/",
-    "`": " ",
-    "▒": " ",  # Word's linear format: the body of a sum follows
-    "〖": "(",  # and is grouped in these
-    "〗": ")",
-    "\u2061": "",  # an invisible "function applied to"
-    **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items() if letter != "σ"},
-    "σ": "\\sigma ",
 }
 _SUBSCRIPT_LETTERS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ", "0123456789=+-()aeoxhklmnpstijuv")
 _SUBSCRIPTS = re.compile("[₀₁₂₃₄₅₆₇₈₉₌₊₋₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼᵤᵥ]+")
