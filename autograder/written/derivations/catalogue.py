@@ -85,9 +85,10 @@ SPELLINGS: tuple[Spelling, ...] = (
     ),
     Spelling(
         r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry), `np.outer(a, b)`, a mask "
-        r"`(z > 0)`; Julia's and Matlab's `.*`, `.-`, `'`; `u . v` typed for a dot product",
-        "the matrix product, the product entry by entry, a transpose, the outer product, 1 where it holds; the dot "
-        "product",
+        r"`(z > 0)`, an index `yhat[w]`, `W[j, i]`; Julia's and Matlab's `.*`, `.-`, `'`; `u . v` typed for a dot "
+        r"product",
+        "the matrix product, the product entry by entry, a transpose, the outer product, 1 where it holds, an "
+        "entry; the dot product",
         "dJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T",
         "word2vec",
         "1d-i",
@@ -108,8 +109,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"`\#\{\dots\}`, `|\{\dots\}|`, `\sum_{k: \dots}`; `[w_k = w]` and `\delta_{w, w_k}` (1 where it holds, "
-        r"else 0)",
+        r"`\#\{\dots\}`, `|\{\dots\}|` (typed `#{k : ...}`, `|{k : ...}|`), `\sum_{k: \dots}`; `[w_k = w]` and "
+        r"`\delta_{w, w_k}` (1 where it holds, else 0)",
         "the number of elements of a set; a sum over the indices that satisfy a condition",
         r"$$\frac{\partial J}{\partial u_w} = \#\{k : w_k = w\}\,\sigma(u_w^\top v_c)\,v_c$$",
         "word2vec",

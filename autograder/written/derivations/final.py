@@ -310,8 +310,8 @@ def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
 def _plain_formulas(line: str) -> list[tuple[int, str]]:
     """Each derivative of a line (∂, ∇; "..., so ∂CE/∂θ = ŷ − y") from where it starts, up to a
     gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...").
-    A bold label before them ("**Final:**") is no part of them."""
-    line = _BOLD_LABEL.sub(lambda label: " " * len(label[0]), line)
+    A bold label before them ("**Final:**") and a comment after code are no part of them."""
+    line = _CODE_COMMENT.sub("", _BOLD_LABEL.sub(lambda label: " " * len(label[0]), line))
     starts: list[int] = []
     for match in _PLAIN_DERIVATIVE.finditer(line):
         before = line[: match.start()]
@@ -327,6 +327,8 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
 
 
+# A comment after code ("grad_vc = U.T @ (yhat - y)  # shape (d,)"): its words are no prose of the line.
+_CODE_COMMENT = re.compile(r"\s#\s.*$")
 _BOLD_LABEL = re.compile(r"^\s*(\*\*|__)[^*_=\n]{1,40}?\1")
 # A line that defines a name in plain text: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)".
 _PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)")

@@ -523,6 +523,14 @@ class Lexer:
         self.position += end + 1
         return self.part(self.vocabulary.given[given[0]], index)
 
+    def counts_here(self) -> bool:
+        """Whether a count starts here: ``\\#\\{...\\}``, ``|\\{...\\}|``, or as typed without LaTeX
+        ``#{k : w_k = w}``, ``|{k : w_k = w}|`` (a brace after a bar only with a set's condition)."""
+        token, opening = self.peek().text, self.peek(1).text
+        if token not in ("\\#", *_BARS) or opening not in ("{", "\\{"):
+            return False
+        return opening == "\\{" or token == "\\#" or self.peek(3).text in _CONDITION_MARKS
+
     def count(self) -> Node:
         """``\\#\\{k : w_k = w\\}``, ``|\\{k : w_k = w\\}|``: a sum of ones over the set's range."""
         bar = self.take().text != "\\#"
@@ -784,7 +792,7 @@ class Lexer:
         if token.text in _WORDS:
             named = self.word_ahead().lower() in FUNCTION_WORDS or self.is_defined(self.word_ahead())
             return token.text in _STOPS and _operand_ended(made) and not named
-        if token.text in _BARS and self.peek(1).text == "\\{":
+        if self.counts_here():
             return False  # a count: |\{k : w_k = w\}|
         if token.kind == "other" or (token.text == "\\#" and self.peek(1).text not in ("{", "\\{")):
             return True  # "ŷ - y ✔", a comment in code: "sigmoid(uo @ vc) # scalar"
@@ -829,9 +837,7 @@ class Lexer:
                 add("NUMBER", text=digits[1])
         elif token.text == "\\sum":
             add("SUM", self.summed())
-        elif (token.text in ("\\#", *_BARS) and self.peek(1).text == "\\{") or (
-            token.text == "\\#" and self.peek(1).text == "{"
-        ):
+        elif self.counts_here():
             add("NODE", self.count())
         elif token.text == "\\boxed":
             self.take()  # what it boxes is a group, read as a bracket

@@ -144,6 +144,13 @@ REWRITES: tuple[Rewrite, ...] = (
     ),
     Rewrite("numpy's @, * and np.", _numpy, "W @ x * np.exp(z)", "W \\times x \\odot exp(z)"),
     Rewrite("numpy's transpose", _sub(r"(?<=[\w)\]}])\.T\b", lambda _: "^{\\top}"), "W.T", "W^{\\top}"),
+    # An index in brackets right after a name; not \left[ or \mathbb{1}[...] (a command or a brace before).
+    Rewrite(
+        "numpy's index brackets: an entry",
+        _sub(r"(?<![\\A-Za-z])([A-Za-z]\w*)\[\s*(\w+(?:\s*,\s*\w+)?)\s*\]", lambda m: f"{m[1]}_{{{m[2]}}}"),
+        "yhat[o] W[j, i]",
+        "yhat_{o} W_{j, i}",
+    ),
     # Not a full stop before a sentence ("... . This").
     Rewrite(
         "a dot typed for a dot product",
