@@ -110,7 +110,8 @@ def test_a_student_file_checks_itself_with_its_public_tests_only(assignment, mod
 @pytest.mark.parametrize("assignment, module", PUBLIC_TESTING_MODULES)
 def test_a_file_that_runs_its_public_tests_says_what_check_says(assignment, module, repo):
     """The self-check of the starter fails, not implemented yet; the reference's passes; both list only
-    the file's tests, as `check --only` does."""
+    the file's tests, as `check --only` does. (The student guide's `python nn_basics.py` and
+    `python optim.py` are two of these runs.)"""
     for folder, status, said in (("assignment", 1, "not implemented yet"), ("solutions", 0, "Total: ")):
         run = subprocess.run([PYTHON, f"{module}.py"], cwd=repo / folder / assignment,
                              capture_output=True, text=True, timeout=300)
