@@ -145,3 +145,9 @@ def test_every_function_the_lexer_names_is_one_the_evaluator_computes():
 
     named = set(lexemes.FUNCTION_WORDS.values()) - {"max"}
     assert named <= set(FUNCTIONS), named - set(FUNCTIONS)
+
+
+def test_an_indicator_s_script_mark_at_the_end_is_a_reader_message(layer):
+    """``\\mathbb{1}_`` with nothing after it: the reader says what is missing, not a Python error."""
+    with pytest.raises(ReadError, match="ends too soon"):
+        read(r"\mathbb{1}_", layer)

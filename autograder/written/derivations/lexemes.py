@@ -909,14 +909,13 @@ class Lexer:
             return False
         inside = "".join(t.text for t in self.argument())
         made.append(LarkToken("INDICATOR", _Lexeme(f"{token.text}{{{inside}}}", inside)))
-        if self.peek().text == "_" and self.compares(self.peek(1)):  # \mathbf{1}_n is the ones of size n
+        if self.peek().text == "_" and self.compares():  # \mathbf{1}_n is the ones of size n
             self.grouped(made, self.argument(), "LSQB", "RSQB")
         return True
 
-    def compares(self, opening: Token) -> bool:
-        """Whether the group that starts at ``opening`` (a brace) holds a comparison."""
-        start = self.found.index(opening, self.position)
-        for token in self.found[start + 1 :]:
+    def compares(self) -> bool:
+        """Whether the group after the ``_`` here holds a comparison (``\\mathbb{1}_{w = o}``)."""
+        for token in self.found[self.position + 2 :]:
             if token.text == "}" or KINDS.get(token.text) in ("RELATION", "EQUALS", "NEQ"):
                 return token.text != "}"
         return False
