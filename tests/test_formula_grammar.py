@@ -151,3 +151,9 @@ def test_an_indicator_s_script_mark_at_the_end_is_a_reader_message(layer):
     """``\\mathbb{1}_`` with nothing after it: the reader says what is missing, not a Python error."""
     with pytest.raises(ReadError, match="ends too soon"):
         read(r"\mathbb{1}_", layer)
+
+
+@pytest.mark.parametrize("typed", ["du_w_", "du_w_{"])
+def test_an_atom_cut_short_after_its_list_index_is_the_atom_before_it(typed):
+    """atom_at never raises: ``du_w_`` at the end of a left side is ``u_w``."""
+    assert lexemes.atom_at(lexemes.tokens(typed), 1, plain=True).key == "u_w"

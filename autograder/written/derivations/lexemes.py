@@ -319,7 +319,10 @@ def atom_at(found: list[Token], index: int, *, subscript: bool = False, plain: b
             return Atom(atom.base, (atom.subscript[0], Token("symbol", "_", run[0].start, run[0].start), *run))
     if atom is not None and atom.base.islower() and len(atom.subscript) == 1 and reader.peek().text == "_":
         if atom.subscript[0].kind == "letter":  # du_w_k, du_wₖ: u_{w_k}, as the reader takes it
-            return Atom(atom.base, (*atom.subscript, reader.take(), *reader.group()), atom.superscript)
+            try:
+                return Atom(atom.base, (*atom.subscript, reader.take(), *reader.group()), atom.superscript)
+            except ReadError:  # du_w_ or du_w_{ at the end: the atom without it
+                return atom
     return atom
 
 
