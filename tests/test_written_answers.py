@@ -147,6 +147,20 @@ def test_a_cell_added_below_an_answer_cell_continues_that_answer(tmp_path, repo)
     assert sheet.text("1b-i").endswith("Answer: $\\frac{1}{1-p_{drop}}$") and sheet.unplaced == []
 
 
+@pytest.mark.parametrize("added", [
+    "Worked out in code:\n\n```python\n# the scale that keeps the mean\ngamma = 1 / (1 - p_drop)\n```",
+    "A note\n\n    # indented code, not a heading",
+])
+def test_a_hash_in_code_of_an_added_cell_is_no_heading(tmp_path, repo, added):
+    """A ``#`` comment in a code block of a cell added below an answer: the cell continues the answer."""
+    def edit(notebook):
+        index = next(i for i, c in enumerate(notebook.cells) if c.get("id") == "answer-1b-i")
+        notebook.cells.insert(index + 1, nbformat.v4.new_markdown_cell(added, id="mine"))
+
+    sheet = _notebook_answers(repo, tmp_path, edit)
+    assert added.splitlines()[-2].strip() in sheet.text("1b-i") and sheet.unplaced == []
+
+
 def test_a_notebook_whose_tags_were_lost_reads_by_the_handout_s_headings(tmp_path, repo):
     """Copying cells into a new notebook drops their metadata: the handout's question headings
     then open the answers, and each answer cell below continues its question."""

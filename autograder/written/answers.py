@@ -421,7 +421,7 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
             current = tag.question if tag.role == "answer" and tag.question in written_ids else None
             if current is not None:
                 sheet.add(current, cell.source, where, file=where)
-        elif current is not None and not _HEADING_LINE.search(cell.source):
+        elif current is not None and not _has_heading(cell.source):
             sheet.extend(current, cell.source, f"{where} (a cell you added)", file=where)
         else:
             before = {q for q, answer in sheet.answers.items() if answer.text}
@@ -430,7 +430,10 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
             current = opened[-1] if opened else None
 
 
-_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)", re.MULTILINE)
+def _has_heading(text: str) -> bool:
+    """Whether Markdown reads a heading in ``text``: ``#``, or a line underlined with ``===``, but
+    not a ``#`` comment in a code block."""
+    return any(token.type == "heading_open" for token in _BLOCKS.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text)))
 
 
 def cell_tag(cell: NotebookCell) -> CellTag | None:
