@@ -805,6 +805,8 @@ READ_AS_MEANT = [
     # Word's cases: a matrix in a brace
     ("2b-iii", r"\frac{\partial J}{\partial u_w}=\left\{\begin{matrix}\hat{y}_{w}v_{c}, & w\neq o\\"
                r"\left(\hat{y}_{o}-1\right)v_{c}, & w=o\\\end{matrix}\right."),
+    # a derivative alone on an aligned block's first row, its value on the next
+    ("2b-ii", r"$$\begin{aligned}\frac{\partial J}{\partial v_c} \\ &= U^\top(\hat y - y)\end{aligned}$$"),
     # a count with plain braces, and a word after its definition
     ("2c-ii", "With r = |{k : w_k = w}| draws of w:\n\n∂J/∂u_w = r · σ(u_wᵀv_c) · v_c"),
 ]

@@ -377,9 +377,8 @@ def _equations_in(math: str, line: int, on_answer_line: bool, displayed: bool) -
                     found.append(Equation("", (_side(sides[0]),), *where))
                 continue
             right = tuple(_side(s) for s in sides[1:] if s)
-            if not sides[0] and found:  # "&= ..." continues the equation above, boxed if either is
-                above = found[-1]
-                found[-1] = replace(above, parts=above.parts + right, line=where[0], boxed=above.boxed or boxed)
+            if not sides[0] and found:  # "&= ..." continues the equation above, or names its formula alone
+                found[-1] = _continued(found[-1], Equation("", right, *where))
             else:
                 found.append(Equation(sides[0], right, *where))
     return found
