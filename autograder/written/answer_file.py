@@ -153,7 +153,8 @@ def _json_kind(value: object) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
-# What str.splitlines() splits at, as the reader does: "\r" alone or "\x0c" ends a line too.
+# What str.splitlines() splits at: more breaks than the reader counts (it splits at "\n" and "\r"),
+# so the cap errs on the safe side.
 _LINE_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
