@@ -805,6 +805,8 @@ READ_AS_MEANT = [
     # Word's cases: a matrix in a brace
     ("2b-iii", r"\frac{\partial J}{\partial u_w}=\left\{\begin{matrix}\hat{y}_{w}v_{c}, & w\neq o\\"
                r"\left(\hat{y}_{o}-1\right)v_{c}, & w=o\\\end{matrix}\right."),
+    # a count named with several letters in plain text, said in words below the formula
+    ("2c-ii", "dJ/du_w = num * sigma(u_w^T v_c) * v_c\n\nnum = how many of the K samples are w"),
     # a derivative alone on an aligned block's first row, its value on the next
     ("2b-ii", r"$$\begin{aligned}\frac{\partial J}{\partial v_c} \\ &= U^\top(\hat y - y)\end{aligned}$$"),
     # a count with plain braces, and a word after its definition

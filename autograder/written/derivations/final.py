@@ -589,9 +589,10 @@ def answer_math(answer: str) -> AnswerMath:
 
 
 # "$c_w$ is the number of times ...", "let $m$ be the count of ...", "with $n_w$ the number of ...",
+# "cnt = how many times w was drawn" (a name of several letters only before = or :),
 # "y is the one-hot vector of ...": a name said to count something, or to be a one-hot, in words.
 _IN_WORDS = re.compile(
-    r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?)),?\s+"
+    r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?|[A-Za-z]\w{1,7}(?=\s*[:=]))),?\s+"
     r"(?:(?:is|denotes|means|be|stands\s+for|:|=)\s+(?:the\s+|an?\s+)?|the\s+)"
     r"((?:number|count|how\s+many|one-?hot)\b(?:[^.;\n]|\.(?!\s|$)){0,200})",
     re.IGNORECASE,
