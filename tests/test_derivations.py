@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 LABELLED = {REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml": share
             for kind, share in (("", 0.9), ("_heldout", 0.9), ("_heldout2", 0.9), ("_blind3", 0.9), ("_blind4", 0.9),
                                 ("_blind5", 0.9), ("_blind6", 0.82), ("_blind7", 0.9), ("_blind8", 0.9), ("_blind9", 0.9),
-                                ("_blind10", 0.9))}
+                                ("_blind10", 0.9), ("_blind11", 0.9))}
 
 
 @pytest.fixture(scope="module")
@@ -805,6 +805,23 @@ READ_AS_MEANT = [
     # Word's cases: a matrix in a brace
     ("2b-iii", r"\frac{\partial J}{\partial u_w}=\left\{\begin{matrix}\hat{y}_{w}v_{c}, & w\neq o\\"
                r"\left(\hat{y}_{o}-1\right)v_{c}, & w=o\\\end{matrix}\right."),
+    # --- what blind set 11's first run found unread (examples of our own)
+    # bold around a formula typed without $, an emoji before a bold label
+    ("2b-iv", "Stacking the rows:\n\n**∂J/∂U = (ŷ − y) v_cᵀ**\n\nShape ✔️ |V| × d, like U."),
+    ("2b-ii", "✨ **Gradient:** ∂J/∂v_c = Uᵀ(ŷ − y)"),
+    # a module's name before a function in code with @
+    ("1d-i", "h = torch.sigmoid(x @ W1 + b1)\n\ndJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T"),
+    # a definition of a letter of the student's own that is longer than the letter
+    ("1c-i", r"I write $q = \mathrm{softmax}(\theta)$ for the handout's $\hat y$ and $t$ for the one-hot label $y$."
+             r" $$\frac{\partial CE}{\partial \theta} = q - t$$"),
+    # LaTeX typed without $ (a transcription), a name defined by a chain through a derivative
+    ("1d-i", "\\delta _ { 2 } = \\frac { \\partial J } { \\partial \\theta } = \\hat { y } - y\n\n"
+             "\\delta _ { 1 } = \\frac { \\partial J } { \\partial z _ { 1 } } = \\delta _ { 2 } W _ { 2 } ^ { T } "
+             "\\circ h \\circ ( 1 - h )\n\n\\frac { \\partial J } { \\partial x } = \\delta _ { 1 } W _ { 1 } ^ { T }"),
+    # names defined in a Markdown table
+    ("2c-i", "| name | value |\n| --- | --- |\n| $p$ | $\\sigma(u_o^\\top v_c) - 1$ |\n"
+             "| $q_k$ | $\\sigma(u_{w_k}^\\top v_c)$ |\n\n"
+             "$$\\frac{\\partial J}{\\partial v_c} = p\\, u_o + \\sum_{k=1}^K q_k\\, u_{w_k}$$"),
     # a count named with several letters in plain text, said in words below the formula
     ("2c-ii", "dJ/du_w = num * sigma(u_w^T v_c) * v_c\n\nnum = how many of the K samples are w"),
     # a derivative alone on an aligned block's first row, its value on the next
@@ -834,6 +851,14 @@ def test_formulas_students_write_are_read_as_meant(questions, question, answer):
     # the one-hot said in words to be another word's: not the handout's y
     ("word2vec", "2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ\n\nHere y is the one-hot vector of the center word c.", "unreadable"),
     ("word2vec", "2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ\n\nHere y is the one-hot vector of the outside word o.", "equal"),
+    # a size set to a number in a sanity check is a special case, not a definition (blind set 11's false
+    # equal read 1/K as 1/1); a size as a value is not read
+    ("word2vec", "2c-i", r"$$\boxed{\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1) u_o + \frac1K"
+                         r"\sum_{k=1}^K \sigma(u_{w_k}^\top v_c) u_{w_k}}$$ $$\boxed{\frac{\partial J}{\partial u_o} = "
+                         r"(\sigma(u_o^\top v_c) - 1) v_c}$$ $$\boxed{\frac{\partial J}{\partial u_{w_k}} = \frac1K "
+                         r"\sigma(u_{w_k}^\top v_c) v_c}$$" "\n\n" r"For $K = 1$ it is logistic regression, and "
+                         r"the gradient becomes $\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c)-1)u_o + "
+                         r"\sigma(u_{w_1}^\top v_c)u_{w_1}$.", "unreadable"),
     # a handout's name defined below a helper that uses it: the helper means the answer's y-hat (blind set 10)
     ("word2vec", "2b-ii", r"$$\frac{\partial J}{\partial v_c} = U^\top g$$ where $g = \hat y - y$ and "
                           r"$\hat y = \sigma(U v_c)$.", "not equal"),

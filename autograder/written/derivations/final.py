@@ -155,6 +155,8 @@ def equations(answer: str) -> list[Equation]:
         found += [replace(e, case=case, in_code=in_code) for e in listed]
     for name, meaning, offset in _named_in_words(answer):  # "I write $q$ for $\\hat y$": q = \\hat y
         found.append(Equation(name, (meaning,), where(offset)[0]))
+    for row in _TABLE_DEFINITION.finditer(answer):  # "| $a$ | $\\sigma(s_o) - 1$ |": a table of names
+        found.append(Equation(row["name"], (row["meaning"].lstrip().removeprefix("=").strip(),), where(row.start())[0]))
     written = answer[region[0] : region[1]] if region is not None else ""
     if region is not None and not any(e.on_answer_line for e in found):
         text = written.strip().strip("*_").strip()
@@ -180,7 +182,10 @@ def _named_in_words(answer: str) -> list[tuple[str, str, int]]:
     return found
 
 
-_WRITE_FOR = re.compile(r"\b(?:write|writing|use|using)\s+\$[^$\n]{1,12}\$\s+for\b[^.\n]*", re.IGNORECASE)
+_TABLE_DEFINITION = re.compile(
+    r"^[ \t]*\|[ \t]*\$(?P<name>[^$|\n]{1,12})\$[ \t]*\|[ \t]*\$(?P<meaning>[^$|\n]+)\$", re.MULTILINE
+)
+_WRITE_FOR = re.compile(r"\b(?:write|writing|use|using)\s+\$[^$\n]{1,40}\$\s+for\b[^.\n]*", re.IGNORECASE)
 # The meaning is the math that names what the words say ("the softmax output $\\hat y$"), not math
 # inside them ("the number of times $w$ occurs", "the one-hot vector of $o$").
 _FOR = re.compile(
@@ -310,14 +315,18 @@ def _plain_case(answer: str, start: int) -> tuple[str, str, bool] | None:
 def _plain_formulas(line: str) -> list[tuple[int, str]]:
     """Each derivative of a line (∂, ∇; "..., so ∂CE/∂θ = ŷ − y") from where it starts, up to a
     gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...").
-    A bold label before them ("**Final:**") and a comment after code are no part of them."""
-    line = _CODE_COMMENT.sub("", _BOLD_LABEL.sub(lambda label: " " * len(label[0]), line))
+    A bold label before them ("**Final:**"), bold around them and a comment after code are no part of them."""
+    line = _BOLD_LABEL.sub(lambda label: " " * len(label[0]), line)
+    line = _CODE_COMMENT.sub("", _BOLD_MARK.sub("  ", line))
     starts: list[int] = []
     for match in _PLAIN_DERIVATIVE.finditer(line):
         before = line[: match.start()]
         # after an operator, or after "=" of the line's derivative ("∂J/∂x = ∂J/∂z₁ · W₁ᵀ"), it is an operand
         if not _OPERAND.search(before) and not (starts and before.rstrip().endswith("=")):
             starts.append(match.start())
+    named = _NAMED_FIRST.match(line)
+    if starts and named and not line[named.end() : starts[0]].strip():
+        starts[0] = len(line) - len(line.lstrip())  # "δ₁ = ∂J/∂z₁ = ...": the name is defined by the chain
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
         return [(begin, _SENTENCE_END.split(line[begin:end].strip())[0]) for begin, end in pieces]
@@ -327,9 +336,13 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
 
 
+# A name and "=" at a line's start, in plain text or in LaTeX typed without $ ("\\delta _ { 1 } =").
+_NAMED_FIRST = re.compile(r"\s*(?:\\[A-Za-z]+|[A-Za-z][\w']{0,15})(?:\s*_\s*(?:\{[^{}=]*\}|\w))?\s*:?=(?!=)")
 # A comment after code ("grad_vc = U.T @ (yhat - y)  # shape (d,)"): its words are no prose of the line.
 _CODE_COMMENT = re.compile(r"\s#\s.*$")
-_BOLD_LABEL = re.compile(r"^\s*(\*\*|__)[^*_=\n]{1,40}?\1")
+_BOLD_LABEL = re.compile(r"^[^\w\\$(]*?(\*\*|__)[^*_=\n]{1,40}?\1")  # after a bullet or an emoji too
+# Bold around a formula ("**∂J/∂U = (ŷ − y) v_cᵀ**"), not Python's power (h**2, (1 - h)**2).
+_BOLD_MARK = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])|(?<=[^\s*])\*\*(?![\w(*])")
 # A line that defines a name in plain text: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)".
 _PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)")
 

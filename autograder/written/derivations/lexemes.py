@@ -247,7 +247,7 @@ class Vocabulary:
         stem, _, index = key.partition("_")
         kronecker = stem == "delta" and len(index) == 2 and index.isalpha()  # \delta_{wo}
         entry = index.isalpha() and self.symbols.get(stem) in self.vectors  # p_k, an entry of p
-        return key not in self.symbols and not kronecker and not entry and self.defines(key)
+        return key not in self.symbols and key not in self.sizes and not kronecker and not entry and self.defines(key)
 
     def meaning_given(self, key: str) -> bool:
         r"""Whether the notation gives ``key`` a meaning of its own (``u_w``, ``\delta_{wo}``), which

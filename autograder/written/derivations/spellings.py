@@ -61,10 +61,11 @@ def _sub(pattern: str, replacement: str | Callable[[re.Match[str]], str]) -> Cal
 
 
 def _numpy(text: str) -> str:
-    """In a formula with ``@``, numpy's: ``@`` the matrix product, ``*`` entry by entry, ``np.``."""
+    """In a formula with ``@``, numpy's: ``@`` the matrix product, ``*`` entry by entry, a module's
+    name before a function (``np.``, ``torch.``, ``jnp.``)."""
     if "@" not in text:
         return text
-    return re.sub(r"\bnp\.", "", text.replace("*", "\\odot ").replace("@", "\\times "))
+    return re.sub(r"\b(?:np|numpy|torch|jnp)\.", "", text.replace("*", "\\odot ").replace("@", "\\times "))
 
 
 @dataclass(frozen=True)

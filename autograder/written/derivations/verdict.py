@@ -393,8 +393,10 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
     node = _last_read(equation, vocabulary)
     if node is None:
         return None
-    if (entry or key in vocabulary.symbols) and isinstance(node, (Name, Number, Part, Entry)):
-        return vocabulary  # a condition ("when \hat y = y"), not a definition
+    if (entry or key in vocabulary.symbols or key in vocabulary.sizes) and isinstance(
+        node, (Name, Number, Part, Entry)
+    ):
+        return vocabulary  # a condition ("when \hat y = y", "for K = 1"), not a definition
     if _own_class(key, node, vocabulary):
         return vocabulary.restated(key)  # the handout's one-hot, its index under a name of the answer's own
     if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
