@@ -14,6 +14,7 @@ import gc
 import json
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -57,7 +58,10 @@ def run_with_time_limit(
         child.join()
         raise ChildFailed(f"the reading process stopped unexpectedly (exit code {child.exitcode})") from None
     finally:
-        child.kill()  # on Windows, TerminateProcess: as final
+        if hasattr(signal, "SIGKILL"):
+            child.kill()
+        else:  # Windows: terminate() is TerminateProcess there, as final as a kill
+            child.terminate()
         child.join()
         receiver.close()
     if "result" in reply:
