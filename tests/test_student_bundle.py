@@ -112,8 +112,8 @@ def test_self_check_of_the_starter_in_a_fresh_folder(bundle, tmp_path):
     assert where.stdout.strip() == str(folder / "autograder" / "__init__.py")  # not the repository's copy
     run = in_bundle(folder, "check", "word2vec")
     assert run.returncode == 1, run.stderr
-    assert "Total: 0 / 24" in run.stdout and "not implemented yet" in run.stdout
-    assert "16 more points are in hidden tests that Gradescope runs after the deadline" in run.stdout
+    assert "Total: 0 / 25" in run.stdout and "not implemented yet" in run.stdout
+    assert "15 more points are in hidden tests that Gradescope runs after the deadline" in run.stdout
     assert "20 points" in run.stdout  # written questions graded by hand
     written = in_bundle(folder, "check-written", "word2vec", "written.md")
     assert written.returncode == 1 and "0 of 10 written questions answered." in written.stdout

@@ -1,7 +1,8 @@
 """The Adam optimiser, written out by hand.
 
-Run `python optim.py` to check your work; each check reports "passed",
-"FAILED", "ERROR" or "not implemented yet".
+Run `python optim.py` to check your work: it runs the public tests of
+this file's functions, as `check` and Gradescope do, and reports each as
+passed, partial or failed ("not implemented yet" until you write it).
 
 Two rules hold for every function you write, and `python optim.py`, the
 autograder's `check` and the grader all hold you to them: a function

@@ -1,6 +1,8 @@
 """Plain stochastic gradient descent with checkpoints and step annealing.
 
-Run `python sgd.py` to check your update step.
+Run `python sgd.py` to check your work: it runs the public tests of
+this file's functions, as `check` and Gradescope do, and reports each as
+passed, partial or failed ("not implemented yet" until you write it).
 
 Two rules hold for every function you write, and `python sgd.py`, the
 autograder's `check` and the grader all hold you to them: a function

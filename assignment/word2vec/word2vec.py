@@ -1,6 +1,8 @@
 """Skip-gram word2vec with naive-softmax and negative-sampling losses.
 
-Run `python word2vec.py` to check your work.
+Run `python word2vec.py` to check your work: it runs the public tests of
+this file's functions, as `check` and Gradescope do, and reports each as
+passed, partial or failed ("not implemented yet" until you write it).
 
 Two rules hold for every function you write, and `python word2vec.py`, the
 autograder's `check` and the grader all hold you to them: a function

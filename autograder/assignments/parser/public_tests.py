@@ -125,6 +125,13 @@ class LayersPublic(GradedTestCase):
         rng_ = np.random.default_rng(6)
         self.cross_entropy(rng_.standard_normal((5, 3)), rng_.integers(0, 3, 5), 1, "5 examples, 3 classes")
 
+    @tags(*CROSS_ENTROPY)
+    def test_huge_logits(self):
+        """softmax cross-entropy stays finite and right for logits of size 1e4"""
+        logits = np.array([[1e4, 0.0, -1e4], [-5e3, 5e3, 5e3 - 2.0], [3.0, 2.0, 1.0]])
+        for part in (0, 1):
+            self.cross_entropy(logits, np.array([1, 2, 0]), part, "logits up to 1e4")
+
 
 class TransitionsPublic(GradedTestCase):
     question = "2a"

@@ -35,6 +35,11 @@ class Softmax(GradedTestCase):
         case = "a (3, 4) matrix"
         self.check("nn_basics.softmax", x, case=case, what="softmax(x)", rows=True)
 
+    def test_large_inputs(self):
+        """softmax is numerically stable for large inputs"""
+        for x in (np.array([1001.0, 1002.0]), np.array([[-1001.0, -1002.0], [3.0, 4.0]]), np.array([[1e4, 0.0, -1e4]])):
+            self.check("nn_basics.softmax", x, case=f"x = {x.tolist()}", what="softmax(x)", rows=x.ndim == 2)
+
 
 class Sigmoid(GradedTestCase):
     question = "1b"
