@@ -324,27 +324,27 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
         # after an operator, or after "=" of the line's derivative ("∂J/∂x = ∂J/∂z₁ · W₁ᵀ"), it is an operand
         if not _OPERAND.search(before) and not (starts and before.rstrip().endswith("=")):
             starts.append(match.start())
-    named = _NAMED_FIRST.match(line)
-    if starts and named and not line[named.end() : starts[0]].strip():
+    definition = _PLAIN_DEFINITION.match(line)
+    if starts and definition and not line[definition.end() : starts[0]].strip():
         starts[0] = len(line) - len(line.lstrip())  # "δ₁ = ∂J/∂z₁ = ...": the name is defined by the chain
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
         return [(begin, _SENTENCE_END.split(line[begin:end].strip())[0]) for begin, end in pieces]
-    definition = _PLAIN_DEFINITION.match(line)
     if (_PLAIN_MATH.search(line) and not _prose(line)) or (definition and not _prose(line[definition.end() :])):
         return [(len(line) - len(line.lstrip()), line.strip())]
     return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
 
 
-# A name and "=" at a line's start, in plain text or in LaTeX typed without $ ("\\delta _ { 1 } =").
-_NAMED_FIRST = re.compile(r"\s*(?:\\[A-Za-z]+|[A-Za-z][\w']{0,15})(?:\s*_\s*(?:\{[^{}=]*\}|\w))?\s*:?=(?!=)")
 # A comment after code ("grad_vc = U.T @ (yhat - y)  # shape (d,)"): its words are no prose of the line.
 _CODE_COMMENT = re.compile(r"\s#\s.*$")
 _BOLD_LABEL = re.compile(r"^[^\w\\$(]*?(\*\*|__)[^*_=\n]{1,40}?\1")  # after a bullet or an emoji too
 # Bold around a formula ("**∂J/∂U = (ŷ − y) v_cᵀ**"), not Python's power (h**2, (1 - h)**2).
 _BOLD_MARK = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])|(?<=[^\s*])\*\*(?![\w(*])")
-# A line that defines a name in plain text: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)".
-_PLAIN_DEFINITION = re.compile(r"\s*[A-Za-z][\w']{0,15}(?:\([a-z]\))?\s*:?=(?!=)")
+# A name and "=" at a line's start, which defines it: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)",
+# "g(z) = ...", and in LaTeX typed without $ "\\delta _ { 1 } =".
+_PLAIN_DEFINITION = re.compile(
+    r"\s*(?:\\[A-Za-z]+|[A-Za-z][\w']{0,15})(?:\s*_\s*(?:\{[^{}=]*\}|\w))?(?:\([a-z]\))?\s*:?=(?!=)"
+)
 
 
 # What ends a formula typed in a line of text: a gap of spaces before a remark, or a full stop before
