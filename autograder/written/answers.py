@@ -432,8 +432,14 @@ def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow
 
 def _has_heading(text: str) -> bool:
     """Whether Markdown reads a heading in ``text``: ``#``, or a line underlined with ``===``, but
-    not a ``#`` comment in a code block."""
+    not a ``#`` comment in a code block. Most added cells have no line that could start one, and
+    skip the parse (a notebook may add many thousands)."""
+    if not _HEADING_MARK.search(text):
+        return False
     return any(token.type == "heading_open" for token in _BLOCKS.parse(_DEEP_INDENT.sub(" " * MAX_INDENT, text)))
+
+
+_HEADING_MARK = re.compile(r"^ {0,3}[#=-]", re.MULTILINE)  # no heading without such a line
 
 
 def cell_tag(cell: NotebookCell) -> CellTag | None:
