@@ -654,6 +654,56 @@ def test_a_bare_name_said_to_count_the_samples_is_that_count(questions, answer, 
     assert verdict.status == status, verdict.summary()
 
 
+@pytest.mark.parametrize("answer, status", [
+    ("tally = np.count_nonzero(samples == w)  # how many times w was drawn\ndJ/du_w = tally * sigmoid(u_w @ vc) * vc",
+     "equal"),
+    ("Let r = (samples == w).sum(), the number of times w was sampled.\ndJ/du_w = r * sigmoid(u_w . vc) * vc", "equal"),
+    ("dJ/du_w = times(w) * sigmoid(u_w^T vc) * vc, where times(w) = how many of w_1..w_K equal w", "equal"),
+    ("dJ/du_w = times(w) * sigmoid(-u_w^T vc) * vc, where times(w) = how many of w_1..w_K equal w", "not equal"),
+    ("dJ/du_w = times(w) * sigmoid(u_w^T vc) * vc, where times(w) = how many words of the window equal w",
+     "unreadable"),
+])
+def test_a_count_defined_by_code_or_with_its_argument_is_read(questions, answer, status):
+    """Blind sets 4 to 10 each had one: a count given as numpy code with its words after ``#`` or a
+    comma, or a count of several letters written with its argument, ``times(w)``."""
+    verdict = _verdict(questions, "2c-ii", answer)
+    assert verdict.status == status, verdict.summary()
+
+
+_SAMPLED_ROWS = (
+    "dJ/dv_c = (sigma(u_o^T v_c) - 1) u_o + {M}^T sigma({S}{M} v_c)\n"
+    "dJ/du_o = (sigma(u_o^T v_c) - 1) v_c\ndJ/du_{{w_k}} = sigma(u_{{w_k}}^T v_c) v_c"
+)
+
+
+@pytest.mark.parametrize("said, name, sign, status", [
+    ("Let $N_s$ be the $K \\times d$ matrix whose rows are $u_{w_1}^\\top, \\dots, u_{w_K}^\\top$.", "N_s", "", "equal"),
+    ("Us = U[picked]   # K x d, one sampled vector per row", "Us", "", "equal"),
+    ("Row $k$ of $Q_{neg}$ is $u_{w_k}^\\top$.", "Q_{neg}", "", "equal"),
+    ("Row $k$ of $Q_{neg}$ is $u_{w_k}^\\top$.", "Q_{neg}", "-", "not equal"),
+    ("Let $N_s$ be the matrix whose rows are $u_o^\\top, u_{w_1}^\\top, \\dots, u_{w_K}^\\top$.", "N_s", "", "unreadable"),
+])
+def test_a_matrix_whose_rows_words_say_are_the_samples_stacks_them(questions, said, name, sign, status):
+    """Six sets had a matrix of the sampled vectors under a name of the student's own (``U_K``,
+    ``U_neg``, ``UK = U[neg_idx]``), said in words or in a comment to hold them as rows; with
+    ``u_o`` among its rows it is no stack of the samples, and is not read."""
+    answer = said + "\n\n" + _SAMPLED_ROWS.format(M=name, S=sign)
+    verdict = _verdict(questions, "2c-i", answer)
+    assert verdict.status == status, verdict.summary()
+
+
+@pytest.mark.parametrize("answer, status", [
+    ("dJ/dvc = (sigmoid(uo @ vc) - 1) * uo + sum_k sigmoid(uwk @ vc) * uwk\ndJ/duo = (sigmoid(uo @ vc) - 1) * vc\n"
+     "dJ/duwk = sigmoid(uwk @ vc) * vc", "equal"),
+    ("dJ/dvc = (sigmoid(uo @ vc) - 1) * uo + sum_k sigmoid(uwk @ vc) * uwk\ndJ/duo = (sigmoid(uo @ vc) - 1) * vc\n"
+     "dJ/duwk = sigmoid(-uwk @ vc) * vc", "not equal"),
+])
+def test_numpy_at_of_two_vectors_is_their_dot_product(questions, answer, status):
+    """``uo @ vc`` of two 1-D arrays is numpy's dot product; ``uwk`` is ``u_{w_k}`` typed."""
+    verdict = _verdict(questions, "2c-i", answer)
+    assert verdict.status == status, verdict.summary()
+
+
 @pytest.mark.parametrize("definition, status", [
     ("$y_i = 1$ if $i = c$ and $y_i = 0$ otherwise", "equal"),
     ("$y_i = 1$ if $i = k$ and $0$ otherwise", "equal"),

@@ -84,7 +84,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
-        r"numpy's `@`, `*` and `.T` in a formula with `@` (`*` is then entry by entry), `np.outer(a, b)`, a mask "
+        r"numpy's `@` (of two vectors, their dot product), `*` and `.T` in a formula with `@` (`*` is then entry by "
+        r"entry), `np.outer(a, b)`, a mask "
         r"`(z > 0)`, an index `yhat[w]`, `W[j, i]`; Julia's and Matlab's `.*`, `.-`, `'`; `u . v` typed for a dot "
         r"product",
         "the matrix product, the product entry by entry, a transpose, the outer product, 1 where it holds, an "
@@ -110,14 +111,16 @@ SPELLINGS: tuple[Spelling, ...] = (
     ),
     Spelling(
         r"`\#\{\dots\}`, `|\{\dots\}|` (typed `#{k : ...}`, `|{k : ...}|`), `\sum_{k: \dots}`; `[w_k = w]` and "
-        r"`\delta_{w, w_k}` (1 where it holds, else 0)",
+        r"`\delta_{w, w_k}` (1 where it holds, else 0); a count you name and say in words, also after code "
+        r"(`m = (idx == w).sum()  # how many times w was drawn`, `count(w) = number of k with w_k = w`)",
         "the number of elements of a set; a sum over the indices that satisfy a condition",
         r"$$\frac{\partial J}{\partial u_w} = \#\{k : w_k = w\}\,\sigma(u_w^\top v_c)\,v_c$$",
         "word2vec",
         "2c-ii",
     ),
     Spelling(
-        r"`[u_{w_1}; \dots; u_{w_K}]` (rows), `[u_{w_1}, \dots, u_{w_K}]` (columns)",
+        r"`[u_{w_1}; \dots; u_{w_K}]` (rows), `[u_{w_1}, \dots, u_{w_K}]` (columns); a matrix you name whose rows "
+        r"you say in words (`row $k$ of $U_K$ is $u_{w_k}^\top$`, `UK = U[idx]  # one sample per row`)",
         "the matrix of the samples' vectors",
         r"Let $U_K = [u_{w_1}; \dots; u_{w_K}]$. $$\frac{\partial J}{\partial v_c} = (\sigma(u_o^\top v_c) - 1)u_o "
         r"+ U_K^\top \sigma(U_K v_c)$$ $$\frac{\partial J}{\partial u_o} = (\sigma(u_o^\top v_c) - 1) v_c$$ "

@@ -104,7 +104,8 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
             return _combine(left, right, np.subtract if node.subtract else np.add, "add")
         if isinstance(node, Indicator):
             return _combine(left, right, _RELATIONS[node.relation], "compare").astype(float)
-        if node.kind == "dot" and scope.dot_products and left.shape == right.shape and 1 in left.shape:
+        dot = node.kind == "matmul" or (node.kind == "dot" and scope.dot_products)
+        if dot and left.shape == right.shape and 1 in left.shape:
             return np.array([[float(left.ravel() @ right.ravel())]])
         return _product(left, right, node.kind)
     if isinstance(node, Power):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
@@ -590,6 +590,7 @@ class AnswerMath:
     one_line: bool
     answer_word: str = "Answer"  # how its last answer line names itself ("Final answer")
     in_words: tuple[tuple[str, str], ...] = ()  # names defined in words: ("c_w", "the number of times ...")
+    rows_said: tuple[tuple[str, str], ...] = ()  # matrices whose rows words say: ("U_K", "... row k is u_{w_k}")
 
 
 def answer_math(answer: str) -> AnswerMath:
@@ -598,15 +599,18 @@ def answer_math(answer: str) -> AnswerMath:
     tail = _tail(answer)
     said = tuple(((m[1] or m[2]).strip(), m[3].strip()) for m in _IN_WORDS.finditer(tail))
     said += tuple((m[2].strip(), m[0].strip()) for m in _TIMES_IN_WORDS.finditer(tail))
-    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word, said)
+    rows = tuple(_rows_said(tail))
+    return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word, said, rows)
 
 
 # "$c_w$ is the number of times ...", "let $m$ be the count of ...", "with $n_w$ the number of ...",
-# "cnt = how many times w was drawn" (a name of several letters only before = or :),
+# "cnt = how many times w was drawn", "count(w) = number of k with ..." (a name of several letters,
+# with its argument or not, only before = or :),
+# "count = np.sum(idx == w)  # how many times w was drawn" (code, then its words after # or a comma),
 # "y is the one-hot vector of ...": a name said to count something, or to be a one-hot, in words.
 _IN_WORDS = re.compile(
-    r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?|[A-Za-z]\w{1,7}(?=\s*[:=]))),?\s+"
-    r"(?:(?:is|denotes|means|be|stands\s+for|:|=)\s+(?:the\s+|an?\s+)?|the\s+)"
+    r"(?:\$([^$\n]{1,30})\$|(?<![\w$\\])([A-Za-z](?:_\{?\w{1,4}\}?)?|[A-Za-z]\w{1,7}(?:\(\w\))?(?=\s*[:=]))),?\s+"
+    r"(?:(?:is|denotes|means|be|stands\s+for|:|=)\s+(?:[^,#\n]{1,60}(?:,|\s#+)\s*)?(?:the\s+|an?\s+)?|the\s+)"
     r"((?:number|count|how\s+many|one-?hot)\b(?:[^.;\n]|\.(?!\s|$)){0,200})",
     re.IGNORECASE,
 )
@@ -616,6 +620,24 @@ _IN_WORDS = re.compile(
 _TIMES_IN_WORDS = re.compile(
     r"(drawn|sampled|picked|chosen)\s+\$([^$\n]{1,12})\$\s+times\b[^.;\n]{0,120}", re.IGNORECASE
 )
+
+
+# "Let U_K be the K x d matrix whose k-th row is u_{w_k}^T", "Uneg = U[neg_idx] has one sample per row":
+# in a sentence (or a line: a comment in code) about rows, each capital letter with its subscript or a
+# few letters may be a matrix of the answer's own whose rows it says; the verdict keeps those that say a
+# family's parts.
+_ROWS_SAID = re.compile(
+    r"\brows\b(?!\s+vectors)|\brow\s+\$?k\b|\bk-?th\s+row\b|\b(?:per|each|one)\s+row\b", re.IGNORECASE
+)
+_MATRIX_NAME = re.compile(
+    r"\$([^$\n]{1,40}?)(?:\\in\b[^$\n]*)?\$|(?<![\w\\{])([A-Z](?:_\{[^{}$\n]{1,14}\}|_\w{1,4}|[A-Za-z]{1,3}))(?![\w{])"
+)
+
+
+def _rows_said(text: str) -> Iterator[tuple[str, str]]:
+    for sentence in (*re.split(r"(?<=\.)\s+|\n\s*\n", text), *text.splitlines()):
+        if _ROWS_SAID.search(sentence):
+            yield from (((m[1] or m[2]).strip(), sentence) for m in _MATRIX_NAME.finditer(sentence))
 
 
 def final_formula(
@@ -635,7 +657,7 @@ def final_formula(
         if derivative is None or not _fits(equation, case):
             continue
         specific = equation.case is not None and equation.case[0] in case  # said for this case
-        wrt = vocabulary.symbols.get(derivative.wrt.key, derivative.wrt.key)  # X spells x
+        wrt = vocabulary.symbols.get(derivative.wrt.key, vocabulary.listed(derivative.wrt.key))  # X spells x
         if wrt in (case_name, target_name) and not derivative.entries:
             if _differentiates(derivative.numerator, target, vocabulary):
                 specific = specific or wrt == case_name != target_name

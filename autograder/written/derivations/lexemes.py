@@ -52,7 +52,7 @@ MAX_POWER = 8  # the largest exponent read (a larger one is no formula of these 
 
 _TOKEN = re.compile(
     r"(?P<skip>\s+|\\[,;:! ]|~|&|\\\\)|(?P<number>\d+(?:\.\d+)?)|(?P<command>\\[A-Za-z]+|\\[{}|#])"
-    r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;])"
+    r"|(?P<letter>[A-Za-z])|(?P<symbol>[-+*/^_'()\[\]{}|,=<>.:!;@])"
 )
 
 _DROPPED = {
@@ -258,6 +258,13 @@ class Vocabulary:
         """The answer's own names defined as ``definitions`` (LaTeX) that are not read yet: until
         they are, or when they cannot be, they mean nothing else (``a_2`` is no entry of ``a``)."""
         return self._with(unread_definitions={**self.unread_definitions, **definitions})
+
+    def listed(self, key: str) -> str:
+        """``key`` with a family's index written ``wk`` for ``w_k`` (``u_wk``, typed ``duwk``) spelled out."""
+        stem, _, index = key.partition("_")
+        if stem in self.families and len(index) == 2 and index[0] in self.index_lists and index[1].isalpha():
+            return f"{stem}_{index[0]}_{index[1]}"
+        return key
 
     def symbol_named(self, key: str) -> str:
         """The symbol ``key`` names, or of which it names a part (``c_w``: ``n``); "" for none."""
@@ -603,6 +610,11 @@ class Lexer:
                 return self.attached(Atom(word)) if word and self.is_defined(word) else None
             return self.attached(inner)
         word = "".join(letter.text for letter in self.together(None))  # probs: a name the answer defined
+        after = len(word)
+        applied = f"{word}({self.peek(after + 1).text})"  # count(w), defined with its argument
+        if self.peek(after).text == "(" and self.peek(after + 2).text == ")" and applied in self.vocabulary.definitions:
+            self.position += after + 3
+            return Atom(applied)
         if len(word) >= 2 and self.is_defined(word):
             self.position += len(word)
             return self.attached(Atom(word))
@@ -769,6 +781,8 @@ class Lexer:
             return IndexName(texts[0])
         if len(texts) == 3 and texts[1] == "_" and texts[0] in self.vocabulary.index_lists:
             return IndexOf(texts[0], IndexName(texts[2]))
+        if len(texts) == 2 and texts[0] in self.vocabulary.index_lists and texts[1].isalpha():  # uwk: u_{w_k}
+            return IndexOf(texts[0], IndexName(texts[1]))
         lists = sorted(self.vocabulary.index_lists)
         listed = f" or an entry of the list {lists[0]} ({lists[0]}_k)" if lists else ""
         raise ReadError(f"the index '{''.join(texts)}' is not read; use a letter{listed}")
@@ -1001,6 +1015,7 @@ KINDS = {  # a token that is a lexeme by itself, and its terminal in formula.lar
     "\\otimes": "OTIMES",
     **dict.fromkeys(("\\times", "*", "\\ast", "\\bullet"), "TIMES"),
     "\\cdot": "CDOT",
+    "@": "MATMUL",
     "/": "SLASH",
     "'": "PRIME",
     "(": "LPAR",

@@ -208,6 +208,7 @@ _PRODUCTS: dict[str, ProductKind] = {
     "side_by_side": "product",
     "times": "product",
     "dot": "dot",
+    "matmul": "matmul",
     "divide": "divide",
 }
 

@@ -61,11 +61,11 @@ def _sub(pattern: str, replacement: str | Callable[[re.Match[str]], str]) -> Cal
 
 
 def _numpy(text: str) -> str:
-    """In a formula with ``@``, numpy's: ``@`` the matrix product, ``*`` entry by entry, a module's
-    name before a function (``np.``, ``torch.``, ``jnp.``)."""
+    """In a formula with ``@``, numpy's: ``@`` the matrix product (of two vectors, their dot product),
+    ``*`` entry by entry, a module's name before a function (``np.``, ``torch.``, ``jnp.``)."""
     if "@" not in text:
         return text
-    return re.sub(r"\b(?:np|numpy|torch|jnp)\.", "", text.replace("*", "\\odot ").replace("@", "\\times "))
+    return re.sub(r"\b(?:np|numpy|torch|jnp)\.", "", text.replace("*", "\\odot "))
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ REWRITES: tuple[Rewrite, ...] = (
         "np.outer(yhat - y, v_c)",
         "(yhat - y) \\otimes (v_c)",
     ),
-    Rewrite("numpy's @, * and np.", _numpy, "W @ x * np.exp(z)", "W \\times x \\odot exp(z)"),
+    Rewrite("numpy's @, * and np.", _numpy, "W @ x * np.exp(z)", "W @ x \\odot exp(z)"),
     Rewrite("numpy's transpose", _sub(r"(?<=[\w)\]}])\.T\b", lambda _: "^{\\top}"), "W.T", "W^{\\top}"),
     # An index in brackets right after a name; not \left[ or \mathbb{1}[...] (a command or a brace before).
     Rewrite(

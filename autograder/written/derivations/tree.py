@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 Relation = Literal[">", "≥", "="]
-ProductKind = Literal["product", "elementwise", "divide", "dot", "outer"]  # dot: \\cdot, a dot product between vectors
+# dot: \\cdot, a dot product between vectors; matmul: numpy's @, which is one between two vectors
+ProductKind = Literal["product", "elementwise", "divide", "dot", "outer", "matmul"]
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,9 @@ def has_dot(node: Node) -> bool:
     return (isinstance(node, Product) and node.kind == "dot") or any(has_dot(child) for child in children(node))
 
 
+_OPERATORS = {"product": " ", "elementwise": " ⊙ ", "divide": " / ", "dot": " · ", "outer": " ⊗ ", "matmul": " @ "}
+
+
 def shown(node: Node) -> str:
     """The tree written back in plain notation, for feedback: how the formula was read."""
     if isinstance(node, Number):
@@ -235,7 +239,7 @@ def shown(node: Node) -> str:
     if isinstance(node, Sum):
         return f"{shown(node.left)} {'-' if node.subtract else '+'} {_grouped(node.right)}"
     if isinstance(node, Product):
-        operator = {"product": " ", "elementwise": " ⊙ ", "divide": " / ", "dot": " · ", "outer": " ⊗ "}[node.kind]
+        operator = _OPERATORS[node.kind]
         chained = isinstance(node.left, Product) and node.left.kind == node.kind in ("product", "elementwise")
         return f"{shown(node.left) if chained else _grouped(node.left)}{operator}{_grouped(node.right)}"
     if isinstance(node, Power):

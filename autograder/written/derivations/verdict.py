@@ -41,6 +41,7 @@ from autograder.written.derivations.tree import (
     Part,
     Product,
     SameIndex,
+    Stack,
     Sum,
     Transpose,
     has_dot,
@@ -311,7 +312,8 @@ def read_final(
     found = final_formula(math, target, case_key, vocabulary, len(question.targets) == 1, case)
     if found is None:
         return None, None, f"no equation for {_derivative(target, case, for_students=True)} found"
-    vocabulary = defined_names(found.after, defined_names(found.before, _said(math.in_words, vocabulary)), later=True)
+    vocabulary = _said(math, vocabulary)
+    vocabulary = defined_names(found.after, defined_names(found.before, vocabulary), later=True)
     side = case_of(found.latex, case)
     if side is None:
         return found, None, f"its cases have no row for {_condition(case)}"
@@ -369,8 +371,13 @@ def _in_order(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bo
             break
         pending = unread
     unreadable = {key: e.parts[-1] for e in pending if (key := defined_name(e.left, vocabulary)) is not None}
+    # A name read once (in words, or in another equation: "UK = [u_{w_1}; ...]" and "UK = U[idx]") keeps that meaning.
     return vocabulary.with_unread_definitions(
-        {key: latex for key, latex in unreadable.items() if not vocabulary.meaning_given(key)}
+        {
+            key: latex
+            for key, latex in unreadable.items()
+            if not vocabulary.meaning_given(key) and key not in vocabulary.definitions
+        }
     )
 
 
@@ -414,18 +421,25 @@ def _last_read(equation: Equation, vocabulary: Vocabulary) -> Node | None:
     return None
 
 
-def _said(in_words: tuple[tuple[str, str], ...], vocabulary: Vocabulary) -> Vocabulary:
-    """``vocabulary`` with the names the answer defines in words that do not say what the notation
-    means by them (``$c_w$ is the number of times w is in the window``): such a name means its words,
-    which are not read."""
-    for name, words in in_words:
+def _said(math: AnswerMath, vocabulary: Vocabulary) -> Vocabulary:
+    """``vocabulary`` with the names the answer defines in words: a count or a matrix of the samples
+    the words say, or, for words that do not say what the notation means by a name (``$c_w$ is the
+    number of times w is in the window``), those words, which are not read."""
+    for name, words in math.rows_said:
         key = defined_name(name)
+        if key and key not in vocabulary.definitions and (rows := _rows_said(key, words, vocabulary)):
+            vocabulary = vocabulary.with_definition(key, rows)
+    for name, words in math.in_words:
+        key = name if _APPLIED.fullmatch(name) else defined_name(name)
         pattern = vocabulary.said.get(vocabulary.symbol_named(key)) if key else None
         if key and pattern and not re.search(pattern, words, re.IGNORECASE):
             vocabulary = vocabulary.with_unread_definitions({key: Words(words)})
         elif key and key not in vocabulary.definitions and (count := _count_said(key, words, vocabulary)) is not None:
             vocabulary = vocabulary.with_definition(key, count)
     return vocabulary
+
+
+_APPLIED = re.compile(r"[A-Za-z]\w+\(\w\)")  # count(w): a name of several letters with its argument
 
 
 def _count_said(key: str, words: str, vocabulary: Vocabulary) -> Node | None:
@@ -435,6 +449,26 @@ def _count_said(key: str, words: str, vocabulary: Vocabulary) -> Node | None:
         return None
     said = [(s, at) for s, at in vocabulary.counts.items() if re.search(vocabulary.said.get(s, "^$"), words, re.I)]
     return read(f"{said[0][0]}_{{{said[0][1]}}}", vocabulary)[0] if len(said) == 1 else None
+
+
+def _rows_said(key: str, words: str, vocabulary: Vocabulary) -> Stack | None:
+    """The matrix a capital name of the answer's own is when words say its rows are a family's parts
+    through a list ("$U_K$ has rows $u_{w_1}^\\top, \\dots, u_{w_K}^\\top$", "row $k$ is $u_{w_k}$") or
+    the samples ("the K sampled rows of U", "one sample per row") where one family has rows."""
+    if not (key[:1].isupper() and vocabulary.own_name(key)):
+        return None
+    parts = re.findall(r"\b([a-z])_\{?([a-z])(_?\{?[1kK]\b)?", words)
+    named = {
+        (vocabulary.families[letter], listed)
+        for letter, listed, position in parts
+        if letter in vocabulary.families and listed in vocabulary.index_lists and position
+    }
+    if any(letter in vocabulary.families and not position for letter, _, position in parts):
+        return None  # "rows u_o, u_{w_1}, ...": another part too, which no stack of the list has
+    rows = {family for family in vocabulary.families.values() if family not in vocabulary.entry_symbol}
+    if not named and len(rows) == 1 and len(vocabulary.index_lists) == 1 and re.search(r"\bsampl", words, re.I):
+        named = {(rows.pop(), next(iter(vocabulary.index_lists)))}
+    return Stack(*named.pop()) if len(named) == 1 else None
 
 
 def _own_class(key: str, node: Node, vocabulary: Vocabulary) -> bool:
