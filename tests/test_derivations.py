@@ -704,6 +704,22 @@ def test_numpy_at_of_two_vectors_is_their_dot_product(questions, answer, status)
     assert verdict.status == status, verdict.summary()
 
 
+@pytest.mark.parametrize("said, formula, status", [
+    ("Derivatives of the loss are written as row vectors (numerator layout).", "(\\hat y - y)^\\top U", "equal"),
+    ("I give gradients as rows.", "(\\hat y - y)^\\top U", "equal"),
+    ("", "(\\hat y - y)^\\top U", "not equal"),
+    ("Derivatives of the loss are written as row vectors (numerator layout).", "U^\\top (\\hat y - y)", "not equal"),
+    ("Derivatives of the loss are written as row vectors (numerator layout).", "(y - \\hat y)^\\top U", "not equal"),
+    ("All vectors (gradients too) are row vectors here.", "(\\hat y - y) U", "equal"),
+])
+def test_a_derivative_as_a_row_counts_where_the_answer_says_so(questions, said, formula, status):
+    """Part 2's vectors are columns; a student taught the numerator layout writes the derivative as
+    a row, the gradient's transpose, which the handout accepts where the answer says so (blind set 6)."""
+    answer = f"{said}\n\n$$\\frac{{\\partial J}}{{\\partial v_c}} = {formula}$$"
+    verdict = _verdict(questions, "2b-ii", answer)
+    assert verdict.status == status, verdict.summary()
+
+
 @pytest.mark.parametrize("definition, status", [
     ("$y_i = 1$ if $i = c$ and $y_i = 0$ otherwise", "equal"),
     ("$y_i = 1$ if $i = k$ and $0$ otherwise", "equal"),

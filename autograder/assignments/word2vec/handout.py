@@ -10,6 +10,7 @@ from autograder.written.derivations.notation import (
     BATCH,
     COLUMN_VECTORS,
     ROW_VECTORS,
+    Convention,
     Family,
     Index,
     Notation,
@@ -96,16 +97,29 @@ REPEATED = replace(
     families=(*WORD2VEC.families, Family("n", "n", "entry", spellings=("N", "c", "m"))),
 )
 
+# Part 2: how an answer says it writes the derivative of the loss as a row vector, the transpose of
+# the gradient (the "numerator layout"): "derivatives as row vectors", "gradient as a row vector".
+NUMERATOR_LAYOUT = (
+    r"numerator[- ]layout|(?:derivatives?|gradients?)\b[^.\n)]{0,60}?\bas\s+(?:a\s+)?row(?:[- ]vectors?|s)\b"
+    r"|row[- ]vector\s+convention\s+for\s+(?:the\s+)?(?:derivatives?|gradients?)"
+)
+# Column vectors, as the handout's Part 2, with the derivative written as a row where the answer says so.
+AS_ROWS = Convention(
+    "column vectors, derivatives as rows", "column", answer_transposed=True, stated_by=NUMERATOR_LAYOUT
+)
+
 DERIVATIONS = {
     "1c-i": DerivationQuestion(NETWORK, (Target("\\theta"),), (ROW_VECTORS, COLUMN_VECTORS, BATCH)),
     "1d-i": DerivationQuestion(NETWORK, (Target("x"),), (ROW_VECTORS, COLUMN_VECTORS, BATCH)),
-    "2b-ii": DerivationQuestion(WORD2VEC, (Target("v_c"),), (COLUMN_VECTORS, ROW_VECTORS)),
+    "2b-ii": DerivationQuestion(WORD2VEC, (Target("v_c"),), (COLUMN_VECTORS, ROW_VECTORS, AS_ROWS)),
     "2b-iii": DerivationQuestion(
-        WORD2VEC, (Target("u_w", ({"w": "o"}, {"w": "other"})),), (COLUMN_VECTORS, ROW_VECTORS)
+        WORD2VEC, (Target("u_w", ({"w": "o"}, {"w": "other"})),), (COLUMN_VECTORS, ROW_VECTORS, AS_ROWS)
     ),
     "2b-iv": DerivationQuestion(WORD2VEC, (Target("U"),), (COLUMN_VECTORS, ROW_VECTORS)),
     "2c-i": DerivationQuestion(
-        WORD2VEC, (Target("v_c"), Target("u_o"), Target("u_{w_k}", ({"k": "1"},))), (COLUMN_VECTORS, ROW_VECTORS)
+        WORD2VEC,
+        (Target("v_c"), Target("u_o"), Target("u_{w_k}", ({"k": "1"},))),
+        (COLUMN_VECTORS, ROW_VECTORS, AS_ROWS),
     ),
-    "2c-ii": DerivationQuestion(REPEATED, (Target("u_w", ({"w": "w_1"},)),), (COLUMN_VECTORS, ROW_VECTORS)),
+    "2c-ii": DerivationQuestion(REPEATED, (Target("u_w", ({"w": "w_1"},)),), (COLUMN_VECTORS, ROW_VECTORS, AS_ROWS)),
 }
