@@ -720,6 +720,22 @@ def test_a_derivative_as_a_row_counts_where_the_answer_says_so(questions, said, 
     assert verdict.status == status, verdict.summary()
 
 
+@pytest.mark.parametrize("mask, status", [
+    ("$g = \\mathrm{diag}(m)$, where $m_k = 1$ if $a_k > 0$ and $m_k = 0$ otherwise", "equal"),
+    ("$g = \\mathrm{diag}(m_1, \\ldots, m_{D_h})$ with $m_k = \\mathbb{1}[a_k > 0]$", "equal"),
+    ("$g$ is diagonal, with $g_{kk} = 1$ if $a_k > 0$ and $0$ otherwise", "equal"),
+    ("$g = \\mathrm{diag}(m)$, where $m_k = 1$ if $a_k \\geq 0$ and $m_k = 0$ otherwise", "not equal"),
+    ("$g = \\mathrm{diag}(m)$, where $m_k = 0$ if $a_k > 0$ and $m_k = 1$ otherwise", "not equal"),
+    ("$g = \\mathrm{diag}(m)$, where $m_k = k$ if $a_k > 0$ and $m_k = 0$ otherwise", "unreadable"),
+])
+def test_a_vector_of_the_answers_own_defined_entry_by_entry(questions, mask, status):
+    """The ReLU's mask as a vector (or a diagonal matrix) defined by its entries, often by cases in
+    words, then used whole (``\\mathrm{diag}(d)``): three held-out and blind sets had one."""
+    answer = f"Let $a = xW + b_1$. $$\\frac{{\\partial h}}{{\\partial x}} = g\\,W^\\top$$ {mask}."
+    verdict = _verdict(questions, "1c-i", answer, "parser")
+    assert verdict.status == status, verdict.summary()
+
+
 @pytest.mark.parametrize("definition, status", [
     ("$y_i = 1$ if $i = c$ and $y_i = 0$ otherwise", "equal"),
     ("$y_i = 1$ if $i = k$ and $0$ otherwise", "equal"),

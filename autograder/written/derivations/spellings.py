@@ -121,6 +121,12 @@ REWRITES: tuple[Rewrite, ...] = (
         "dJ/dtheta",
         "dJ/d\\theta",
     ),
+    Rewrite(
+        "a vector written by its entries, first to last",
+        _sub(r"\(\s*([A-Za-z])_\{?1\}?\s*,\s*(?:\\[lc]?dots|\.\.\.)\s*,\s*\1_(?:\{[^{}]+\}|\w)\s*\)", r"(\1)"),
+        "diag(d_1, \\dots, d_{D_h})",
+        "diag(d)",
+    ),
     Rewrite("sums typed without LaTeX", _sub(r"(?<![\\A-Za-z])sum(?=\s*_)", lambda _: "\\sum"), "sum_w", "\\sum_w"),
     Rewrite("a power as Python writes it", lambda text: text.replace("**", "^"), "h**2", "h^2"),
     Rewrite(

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, Literal
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from autograder.written.derivations.notation import Convention, Notation, Target
 from autograder.written.derivations.reader import read, read_side
 from autograder.written.derivations.sides import Side, Words
 from autograder.written.derivations.tree import (
+    Call,
     Entry,
     IndexName,
     Name,
@@ -366,7 +367,7 @@ def _in_order(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bo
             if defined is None:
                 unread.append(equation)
             else:
-                vocabulary = defined
+                vocabulary = _with_whole(defined_name(equation.left, defined) or "", defined, set(declared))
         if len(unread) == len(pending):
             break
         pending = unread
@@ -409,6 +410,43 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
     if key in vocabulary.symbols and _the_handouts(vocabulary.symbols[key], node, vocabulary):
         return vocabulary  # the handout's own definition restated: its name reads better in feedback
     return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
+
+
+def _with_whole(key: str, vocabulary: Vocabulary, declared: set[str]) -> Vocabulary:
+    """``vocabulary`` with, where ``key`` was defined as an entry of a vector or a diagonal of the
+    answer's own that it does not define whole (``d_i = 1`` if ``z_i > 0``, ``D_{ii} = ...``), that
+    vector (``1[z > 0]``) or its diagonal matrix."""
+    stem, _, letters = key.partition("_")
+    node = vocabulary.definitions.get(key)
+    diagonal = len(letters) == 2 and letters[0] == letters[1]
+    letter = letters[:1]
+    if not (len(letters) == 1 or diagonal) or not letter.isalpha() or letter in vocabulary.named_indices:
+        return vocabulary
+    if node is None or stem in declared or not vocabulary.own_name(stem) or stem in vocabulary.definitions:
+        return vocabulary
+    if (whole := _whole(node, letter)) is None:
+        return vocabulary
+    return vocabulary.with_definition(stem, Call("diag", whole) if diagonal else whole)
+
+
+def _whole(node: Node, letter: str) -> Node | None:
+    """``node``, a formula for the entry ``letter`` of a vector (``1[z_i > 0]``), for the whole vector
+    (``1[z > 0]``): each entry ``X_{letter}`` is ``X``; None where the letter is used in another way."""
+    if isinstance(node, Entry) and node.indices == (IndexName(letter),):
+        return node.operand
+    if node == IndexName(letter):
+        return None
+    changes: dict[str, Any] = {}
+    for part in fields(node) if is_dataclass(node) else ():
+        value = getattr(node, part.name)
+        items = value if isinstance(value, tuple) else (value,)
+        nodes = [item for item in items if not isinstance(item, (str, float, int, type(None)))]
+        found = {id(item): _whole(item, letter) for item in nodes}
+        if None in found.values():
+            return None
+        wholes = tuple(found.get(id(item), item) for item in items)
+        changes[part.name] = wholes if isinstance(value, tuple) else wholes[0]
+    return replace(node, **changes) if changes else node
 
 
 def _last_read(equation: Equation, vocabulary: Vocabulary) -> Node | None:
