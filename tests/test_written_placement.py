@@ -292,7 +292,7 @@ def test_a_form_feed_in_an_answer_moves_no_line():
     assert sheet.text("1b-ii") == "In training only."
 
 
-BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4, 5, 7, 9, 10, 11)]
+BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4, 5, 7, 9, 10, 11, 12)]
 
 
 @pytest.mark.parametrize("labels", sorted(p for folder in BLIND_WRITE_UPS for p in folder.glob("*.labels.yaml")),

@@ -103,6 +103,22 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-ii",
     ),
     Spelling(
+        r"Typst's math between `$` (`(partial J)/(partial v_c)`, `hat(y)`, `sum_(w in V)`, `dot.circle`, "
+        r'`op("diag")`, `bb(1)`)',
+        "the same in LaTeX",
+        r"$ (partial J)/(partial v_c) = -u_o + sum_(w in V) hat(y)_w u_w $",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
+        r"AsciiMath between backticks (`(del J)/(del v_c)`, `hat y`, `sum_(k=1)^K`, `xx`, `o.`, "
+        r'cases as `{(a, "if " w = o), (b, "if " w != o):}`)',
+        "the same in LaTeX",
+        r'`(del J)/(del u_w) = {((hat y_o - 1) v_c, "if " w = o), (hat y_w v_c, "if " w != o):}`',
+        "word2vec",
+        "2b-iii",
+    ),
+    Spelling(
         r"`P(w \mid c)`, `p(x | c)`",
         r"$\hat y_w$, $\hat y_x$",
         r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w} P(w \mid c)\, u_w$$",
@@ -148,7 +164,8 @@ SPELLINGS: tuple[Spelling, ...] = (
     ),
     Spelling(
         r"names you define, above or below the formula, in any order (`where \delta_1 = ...`; in a sentence, "
-        r"`Let s = ...`; in plain text, `probs = ...`)",
+        r"`Let s = ...`, `I write p for ŷ`; in plain text, `probs = ...`; in a table of names); a vector you "
+        r"define entry by entry (`d_i = 1` if `z_i > 0`, `0` otherwise) and then use whole",
         "what you define them as; a name of the handout that you define too",
         r"$$\frac{\partial J}{\partial x} = \delta_1 W_1^\top$$ where $\delta_1 = \delta_2 W_2^\top \odot "
         r"\sigma'(z_1)$ and $\delta_2 = \hat y - y$.",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
+from autograder.written.derivations import dialects
 from autograder.written.derivations.lexemes import (
     Atom,
     ReadError,
@@ -151,7 +152,8 @@ def equations(answer: str) -> list[Equation]:
     code = code_blocks(answer)
     for start, text in plain_formulas(answer, maths):  # "∂J/∂l = ŷ − y", written without $
         case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
-        listed = _equations_in(text, *where(start), True)
+        special = _SPECIAL_CASE.search(answer, answer.rfind("\n", 0, start) + 1, start)
+        listed = _equations_in(text, *where(start), special is None)
         found += [replace(e, case=case, in_code=in_code) for e in listed]
     for name, meaning, offset in _named_in_words(answer):  # "I write $q$ for $\\hat y$": q = \\hat y
         found.append(Equation(name, (meaning,), where(offset)[0]))
@@ -174,7 +176,8 @@ def _named_in_words(answer: str) -> list[tuple[str, str, int]]:
     y$ and $t$ for $y$", "let $g$ denote $\\hat y - y$", "let g denote ŷ − y" (a formula, not words)."""
     found = []
     for sentence in _WRITE_FOR.finditer(answer):
-        found += [(m["name"], m["meaning"], sentence.start() + m.start()) for m in _FOR.finditer(sentence[0])]
+        for m in _FOR.finditer(sentence[0]):
+            found.append((m["name"] or m["bare"], m["meaning"] or m["plain"], sentence.start() + m.start()))
     for m in _DENOTES.finditer(answer):
         meaning = m["math"] or m["plain"]
         if meaning and (m["math"] or _OPERATOR.search(meaning)):
@@ -185,12 +188,17 @@ def _named_in_words(answer: str) -> list[tuple[str, str, int]]:
 _TABLE_DEFINITION = re.compile(
     r"^[ \t]*\|[ \t]*\$(?P<name>[^$|\n]{1,12})\$[ \t]*\|[ \t]*\$(?P<meaning>[^$|\n]+)\$", re.MULTILINE
 )
-_WRITE_FOR = re.compile(r"\b(?:write|writing|use|using)\s+\$[^$\n]{1,40}\$\s+for\b[^.\n]*", re.IGNORECASE)
+_WRITE_FOR = re.compile(
+    r"\b(?:write|writing|use|using)\s+(?:\$[^$\n]{1,40}\$|[A-Za-z](?:_\w)?)\s+for\b[^.\n]*", re.IGNORECASE
+)
 # The meaning is the math that names what the words say ("the softmax output $\\hat y$"), not math
 # inside them ("the number of times $w$ occurs", "the one-hot vector of $o$").
+# Typed without $, the name is one letter and the meaning one symbol ("p for the softmax output ŷ").
 _FOR = re.compile(
-    r"\$(?P<name>[^$\n]{1,12})\$\s+for\s+(?:(?:(?!and\b|of\b|in\b|at\b|among\b)[^$\n,;\s]+\s+){0,5})"
-    r"\$(?P<meaning>[^$\n]{1,80})\$(?=\s*(?:[,.;:()]|and\b|$))",
+    r"(?:\$(?P<name>[^$\n]{1,12})\$|(?<![\w$\\])(?P<bare>[A-Za-z](?:_\w)?))\s+for\s+"
+    r"(?:(?:(?!and\b|of\b|in\b|at\b|among\b)[^$\n,;\s]+\s+){0,5}?)"
+    r"(?:\$(?P<meaning>[^$\n]{1,80})\$|(?<![\w$])(?P<plain>[A-Za-zŷ](?:\u0302)?(?:_\w)?|\\hat\s?y))"
+    r"(?=\s*(?:[,.;:()]|and\b|$))",
     re.MULTILINE,
 )
 _DENOTES = re.compile(
@@ -335,6 +343,14 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
 
 
+# "And with K = 1 and u_{w_1} = −u_o, ∂J/∂v_c = ...": a sentence that sets values first gives a special
+# case, a check of the formula rather than the formula: no final formula unless nothing else is.
+# A value is a number or a negated name ("for w = o:" names a case, which is no special case).
+_SPECIAL_CASE = re.compile(
+    r"\b(?:with|if|when|for|assuming|taking|setting)\s+[^.\n]*?[\w}]\s*(?:=|→)\s*(?:[-−]\s*\w|\d|∞)[^.\n]*$"
+)
+
+
 # A comment after code ("grad_vc = U.T @ (yhat - y)  # shape (d,)"): its words are no prose of the line.
 _CODE_COMMENT = re.compile(r"\s#\s.*$")
 _BOLD_LABEL = re.compile(r"^[^\w\\$(]*?(\*\*|__)[^*_=\n]{1,40}?\1")  # after a bullet or an emoji too
@@ -352,9 +368,11 @@ _PLAIN_DEFINITION = re.compile(
 _SENTENCE_END = re.compile(r"\s{3,}|\.\s+(?=[A-Z][a-z]|[a-z]{3,}\b)")
 # A derivative after an operator is part of a formula ("v_c - lr * J'(v_c) = ..."), not its left side.
 _OPERAND = re.compile(r"(?:[-+*/(]|<-)\s*$")
-# A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...".
+# A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...",
+# "let me write t_o = u_oᵀv_c", "we set a = ...".
 _PROSE_DEFINITION = re.compile(
-    r"(?:^|(?<=\s))(?:let|where|with|define|set|here|and)\s+([^\s=,;]{1,16}\s*:?=\s*.+?)"
+    r"(?:^|(?<=\s))(?:(?:let(?:\s+(?:me|us))?|I|we)\s+(?:write|define|set|call)|let|where|with|define|set|here|and)"
+    r"\s+([^\s=,;]{1,16}\s*:?=\s*.+?)"
     r"(?=\s+(?:denotes?|be|is|are|for|where|and|which|applied|as|with|if|when|so|then|in)\b|[,;]\s|(?<!\s)\.\s|\.?\s*$)",
     re.IGNORECASE,
 )
@@ -594,6 +612,7 @@ class AnswerMath:
 
 
 def answer_math(answer: str) -> AnswerMath:
+    answer = dialects.as_latex(answer)  # Typst and AsciiMath: LaTeX, read as any
     lines = list(ANSWER_LINE.finditer(answer))
     word = answer_word(lines[-1]) if lines else "Answer"
     tail = _tail(answer)

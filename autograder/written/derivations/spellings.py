@@ -145,7 +145,10 @@ REWRITES: tuple[Rewrite, ...] = (
     Rewrite("Julia's broadcast calls", _sub(r"([A-Za-z])\s*\.\(", r"\1("), "sigmoid.(z)", "sigmoid(z)"),
     Rewrite(
         "numpy's outer product",
-        _sub(r"\b(?:np\.)?outer\(((?:[^(),]|\([^()]*\))+),((?:[^(),]|\([^()]*\))+)\)", r"(\1) \\otimes (\2)"),
+        _sub(
+            r"\b(?:(?:np|numpy|torch|jnp)\.)?outer\(((?:[^(),]|\([^()]*\))+),((?:[^(),]|\([^()]*\))+)\)",
+            r"(\1) \\otimes (\2)",
+        ),
         "np.outer(yhat - y, v_c)",
         "(yhat - y) \\otimes (v_c)",
     ),

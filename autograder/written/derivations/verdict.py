@@ -371,7 +371,13 @@ def _in_order(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bo
         if len(unread) == len(pending):
             break
         pending = unread
-    unreadable = {key: e.parts[-1] for e in pending if (key := defined_name(e.left, vocabulary)) is not None}
+    # Code that cannot be read (y = torch.zeros(6); y[c] = 1) builds what the handout's names mean: its
+    # definitions are no meaning of theirs; one of the answer's own names stays unread all the same.
+    unreadable = {
+        key: e.parts[-1]
+        for e in pending
+        if (key := defined_name(e.left, vocabulary)) is not None and not (e.in_code and key in vocabulary.symbols)
+    }
     # A name read once (in words, or in another equation: "UK = [u_{w_1}; ...]" and "UK = U[idx]") keeps that meaning.
     return vocabulary.with_unread_definitions(
         {
