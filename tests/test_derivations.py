@@ -747,10 +747,17 @@ def test_a_vector_of_the_answers_own_defined_entry_by_entry(questions, mask, sta
     ("2b-iii", "`(del J)/(del u_w) = {((hat y_o - 1) v_c, \"if \" w = o), (hat y_w v_c, \"if \" w != o):}`", "equal"),
     ("2b-iii", "`(del J)/(del u_w) = {((hat y_o - 1) v_c, \"if \" w = o), (-hat y_w v_c, \"if \" w != o):}`", "not equal"),
     ("2b-iv", "`(del J)/(del U) = (hat y - bb 1) v_c^T`, with `bb 1` the vector of ones", "not equal"),
+    ("2b-iii", "{partial J} over {partial u_w} = left lbrace stack{ ( hat y_o - 1 ) v_c \" for \" w = o # "
+               "hat y_w v_c \" for \" w <> o } right none", "equal"),
+    ("2b-iii", "{partial J} over {partial u_w} = left lbrace stack{ hat y_o v_c \" for \" w = o # "
+               "hat y_w v_c \" for \" w <> o } right none", "not equal"),
+    ("2b-ii", "$$\\nabla_{v_c} J = \\mathbb{E}_{w \\sim \\hat y}[u_w] - u_o$$", "equal"),
+    ("2b-ii", "∇_{v_c} J = 𝔼_{w∼ŷ}[u_w] + u_o", "not equal"),
 ])
 def test_typst_and_asciimath_are_read_as_their_latex(questions, question, answer, status):
-    """Blind set 12 wrote 18 answers in Typst and AsciiMath (a course forum's backticks): 10 right
-    ones were unreadable on its first run. Each language is a table of spellings into LaTeX."""
+    """Blind set 12 wrote 18 answers in Typst and AsciiMath (a course forum's backticks) and two in
+    LibreOffice Math: 11 right ones were unreadable on its first run. Each language is a table of
+    spellings into LaTeX; an expectation over ŷ is its sum."""
     verdict = _verdict(questions, question, answer)
     assert verdict.status == status, verdict.summary()
 

@@ -119,6 +119,22 @@ SPELLINGS: tuple[Spelling, ...] = (
         "2b-iii",
     ),
     Spelling(
+        r"LibreOffice Math's source on lines of their own (`{partial J} over {partial u_w}`, `%theta`, `<>`, "
+        r'cases as `left lbrace stack{ a " for " w = o # b " for " w <> o } right none`)',
+        "the same in LaTeX",
+        r'{partial J} over {partial u_w} = left lbrace stack{ ( hat y_o - 1 ) v_c " for " w = o # hat y_w v_c '
+        r'" for " w <> o } right none',
+        "word2vec",
+        "2b-iii",
+    ),
+    Spelling(
+        r"`\mathbb{E}_{w \sim \hat y}[\dots]`, `𝔼_{w∼ŷ}[...]`",
+        r"the expectation: $\sum_w \hat y_w [\dots]$",
+        r"$$\nabla_{v_c} J = \mathbb{E}_{w \sim \hat y}[u_w] - u_o$$",
+        "word2vec",
+        "2b-ii",
+    ),
+    Spelling(
         r"`P(w \mid c)`, `p(x | c)`",
         r"$\hat y_w$, $\hat y_x$",
         r"$$\frac{\partial J}{\partial v_c} = -u_o + \sum_{w} P(w \mid c)\, u_w$$",

@@ -1,6 +1,7 @@
 """Math written in another language than LaTeX, turned into LaTeX before an answer is read: Typst
-(``$ (partial J)/(partial v_c) = U^T (hat(y) - y) $``) and AsciiMath between backticks, as course
-forums show it (```(del J)/(del v_c) = U^T (hat y - y)```). Each language is a table of spellings;
+(``$ (partial J)/(partial v_c) = U^T (hat(y) - y) $``), AsciiMath between backticks, as course
+forums show it (```(del J)/(del v_c) = U^T (hat y - y)```), and LibreOffice Math's source on lines
+of its own (``{partial J} over {partial v_c} = U^T ( hat y - y )``). Each language is a table of spellings;
 what its math means is then read by the one LaTeX reader, with its own rewrites (``_(w in V)``,
 ``(\\partial J)/(\\partial x)``), so a spelling is added here and nowhere else.
 """
@@ -111,6 +112,41 @@ ASCIIMATH = Dialect(
     ),
 )
 
+
+def _fractions(text: str) -> str:
+    """LibreOffice's ``{a} over {b}`` as ``\\frac{a}{b}``, inner ones first."""
+    while (changed := _OVER.sub(r"\\frac{\1}{\2}", text)) != text:
+        text = changed
+    return text
+
+
+_OVER = re.compile(r"\{([^{}]*)\}\s*over\s*\{([^{}]*)\}")
+
+
+def _stacked_cases(text: str) -> str:
+    """LibreOffice's ``left lbrace stack{ a " for " w = o # b " for " w <> o } right none`` as cases."""
+
+    def cases(match: re.Match[str]) -> str:
+        rows = (re.split(r'"\s*(?:for|if|when)\s*"', row, maxsplit=1) for row in match[1].split("#"))
+        return "\\begin{cases} " + " \\\\ ".join(" & ".join(row) for row in rows) + " \\end{cases}"
+
+    return re.sub(r"left\s+lbrace\s+stack\s*\{(.*)\}\s*right\s+none", cases, text)
+
+
+LIBREOFFICE = Dialect(
+    "LibreOffice Math",
+    re.compile(r"\}\s*over\s*\{|(?<![\w%])%[A-Za-z]+|\bstack\s*\{|\bsum\s+from\b"),
+    (
+        lambda text: re.sub(r"%(i?)([A-Za-z]+)", r"\\\2 ", text),
+        _words({"partial": "\\partial", "nabla": "\\nabla", "cdot": "\\cdot", "times": "\\times", "odot": "\\odot"}),
+        _fractions,
+        _stacked_cases,
+        lambda text: re.sub(r"\bsum\s+from\s*\{([^{}]*)\}(?:\s*to\s*\{([^{}]*)\})?", r"\\sum_{\1}^{\2}", text),
+        lambda text: re.sub(r"(?<![\\\w])hat\s+", r"\\hat ", text.replace("<>", "\\neq ")),
+    ),
+)
+
+
 # Typst writes math between "$" as LaTeX does; AsciiMath, between backticks (``...``), which Markdown
 # shows as code: a span is math when it has AsciiMath's marks and no code's.
 _TYPST_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$]+)\$")
@@ -119,11 +155,17 @@ _CODE = re.compile(r"\bnp\.|\btorch\.|@|\[\s*\w+\s*\]\s*[+\-*]?=|\bdef\b|\bimpor
 
 
 def as_latex(answer: str) -> str:
-    """``answer`` with its Typst and AsciiMath formulas written in LaTeX between ``$``."""
+    """``answer`` with its Typst, AsciiMath and LibreOffice formulas written in LaTeX between ``$``."""
     if any(TYPST.marks.search(math[1]) for math in _TYPST_MATH.finditer(answer)):  # then its math without \ too
         answer = _TYPST_MATH.sub(lambda m: m[0] if "\\" in m[1] else f"${TYPST.as_latex(m[1])}$", answer)
     if "`" in answer and ASCIIMATH.marks.search(answer):
         answer = _ASCII_MATH.sub(_ascii_span, answer)
+    if LIBREOFFICE.marks.search(answer):  # its lines have no $: each becomes math
+        lines = answer.split("\n")
+        answer = "\n".join(
+            f"${LIBREOFFICE.as_latex(line)}$" if "$" not in line and LIBREOFFICE.marks.search(line) else line
+            for line in lines
+        )
     return answer
 
 

@@ -19,7 +19,7 @@ GREEK = (
 ).split()
 GREEK_LETTERS = dict(zip("αβγδεζηθικλμνξπρστυφχψω", GREEK))
 
-_COMMANDS = "⊙odot ∘circ ·cdot ⋅cdot ×times ∑sum Σsum ∂partial ∇nabla ≠neq ≥geq ≤leq ⊤top ∈in ⊗otimes …dots"
+_COMMANDS = "⊙odot ∘circ ·cdot ⋅cdot ×times ∑sum Σsum ∂partial ∇nabla ≠neq ≥geq ≤leq ⊤top ∈in ⊗otimes …dots ∼sim"
 _UNICODE = {  # ▒ and 〖 〗: Word's linear format, before a sum's body and around it; U+2061: "applied to"
     **{pair[0]: f"\\{pair[1:]} " for pair in _COMMANDS.split()},
     **{letter: f"\\{name} " for letter, name in GREEK_LETTERS.items()},
@@ -126,6 +126,17 @@ REWRITES: tuple[Rewrite, ...] = (
         _sub(r"\(\s*([A-Za-z])_\{?1\}?\s*,\s*(?:\\[lc]?dots|\.\.\.)\s*,\s*\1_(?:\{[^{}]+\}|\w)\s*\)", r"(\1)"),
         "diag(d_1, \\dots, d_{D_h})",
         "diag(d)",
+    ),
+    # An expectation over the word w drawn from a distribution: the sum of each w's share times what follows.
+    Rewrite(
+        "an expectation over a distribution",
+        _sub(
+            r"(?:\\mathbb\s*\{\s*E\s*\}|\\mathbb\s+E|(?<![\\A-Za-z])E)\s*_\s*\{\s*([a-z])\s*(?:\\sim|~)\s*"
+            r"((?:\\hat\s*\{?\s*y\s*\}?|[A-Za-z])(?:_\{?\w+\}?)?)\s*\}",
+            lambda m: f"\\sum_{{{m[1]}}} {m[2]}_{{{m[1]}}} ",
+        ),
+        "\\mathbb{E}_{w \\sim \\hat y}[u_w]",
+        "\\sum_{w} \\hat y_{w} [u_w]",
     ),
     Rewrite("sums typed without LaTeX", _sub(r"(?<![\\A-Za-z])sum(?=\s*_)", lambda _: "\\sum"), "sum_w", "\\sum_w"),
     Rewrite("a power as Python writes it", lambda text: text.replace("**", "^"), "h**2", "h^2"),
