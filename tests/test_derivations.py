@@ -661,11 +661,15 @@ def test_a_bare_name_said_to_count_the_samples_is_that_count(questions, answer, 
     ("dJ/du_w = times(w) * sigmoid(u_w^T vc) * vc, where times(w) = how many of w_1..w_K equal w", "equal"),
     ("dJ/du_w = times(w) * sigmoid(-u_w^T vc) * vc, where times(w) = how many of w_1..w_K equal w", "not equal"),
     ("dJ/du_w = times(w) * sigmoid(u_w^T vc) * vc, where times(w) = how many words of the window equal w",
-     "unreadable"),
+     "unreadable"),    ("hits = np.sum(neg_ids == w)\ndJ/du_w = hits * sigmoid(U[w] @ vc) * vc", "equal"),
+    ("hits = (sampled == w).sum()\ndJ/du_w = hits * sigmoid(U[w] @ vc) * vc", "equal"),
+    ("hits = np.sum(window == w)\ndJ/du_w = hits * sigmoid(U[w] @ vc) * vc", "unreadable"),
+    ("hits = np.sum(neg_ids == w)\ndJ/du_w = hits * sigmoid(U[w] @ vc) @ vc", "not equal"),
 ])
 def test_a_count_defined_by_code_or_with_its_argument_is_read(questions, answer, status):
-    """Blind sets 4 to 10 each had one: a count given as numpy code with its words after ``#`` or a
-    comma, or a count of several letters written with its argument, ``times(w)``."""
+    """Blind sets 4 to 12 each had one: a count given as numpy code with its words after ``#`` or a
+    comma, or alone when the list's name says it holds the samples (``np.sum(neg_ids == w)``), or a
+    count of several letters written with its argument, ``times(w)``; numpy's ``U[w]`` is u_w."""
     verdict = _verdict(questions, "2c-ii", answer)
     assert verdict.status == status, verdict.summary()
 

@@ -93,7 +93,10 @@ WORD2VEC = Notation(
 REPEATED = replace(
     WORD2VEC,
     indices=(Index("o", "V"), Index("w", "V", length="K", avoid=("o",), repeats=True)),
-    symbols=(*WORD2VEC.symbols, Symbol("n", "counts", ("V",), at="w", said=r"sampl|draw|negative|pick|chos|w_k|\bK\b")),
+    symbols=(
+        *WORD2VEC.symbols,
+        Symbol("n", "counts", ("V",), at="w", said=r"sampl|draw|negative|\bneg_?|pick|chos|w_k|\bK\b"),
+    ),
     families=(*WORD2VEC.families, Family("n", "n", "entry", spellings=("N", "c", "m"))),
 )
 

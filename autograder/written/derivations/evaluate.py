@@ -104,6 +104,8 @@ def evaluate(node: Node, scope: Scope) -> np.ndarray:
             return _combine(left, right, np.subtract if node.subtract else np.add, "add")
         if isinstance(node, Indicator):
             return _combine(left, right, _RELATIONS[node.relation], "compare").astype(float)
+        if node.kind == "matmul" and (_is_scalar(left) or _is_scalar(right)) and left.shape != right.shape:
+            raise ShapeError("numpy's @ takes no scalar")
         dot = node.kind == "matmul" or (node.kind == "dot" and scope.dot_products)
         if dot and left.shape == right.shape and 1 in left.shape:
             return np.array([[float(left.ravel() @ right.ravel())]])

@@ -618,6 +618,7 @@ def answer_math(answer: str) -> AnswerMath:
     tail = _tail(answer)
     said = tuple(((m[1] or m[2]).strip(), m[3].strip()) for m in _IN_WORDS.finditer(tail))
     said += tuple((m[2].strip(), m[0].strip()) for m in _TIMES_IN_WORDS.finditer(tail))
+    said += tuple((m[1], m[2]) for m in _COUNT_IN_CODE.finditer(tail))
     rows = tuple(_rows_said(tail))
     return AnswerMath(tuple(equations(answer)), len(answer.strip().splitlines()) == 1, word, said, rows)
 
@@ -632,6 +633,15 @@ _IN_WORDS = re.compile(
     r"(?:(?:is|denotes|means|be|stands\s+for|:|=)\s+(?:[^,#\n]{1,60}(?:,|\s#+)\s*)?(?:the\s+|an?\s+)?|the\s+)"
     r"((?:number|count|how\s+many|one-?hot)\b(?:[^.;\n]|\.(?!\s|$)){0,200})",
     re.IGNORECASE,
+)
+
+
+# "count = np.sum(neg_idx == w)", "(samples == w).sum()", "np.count_nonzero(...)", "drawn.count(w)": how
+# often w is in a list, as numpy or Python count it; the list's name says which (as words would).
+_COUNT_IN_CODE = re.compile(
+    r"^[ \t]*([A-Za-z]\w{0,11})\s*=\s*((?:np\.)?(?:sum|count_nonzero)\(\s*\w+\s*==\s*\w+\s*\)"
+    r"|\(\s*\w+\s*==\s*\w+\s*\)\.sum\(\)|\w+\.count\(\s*\w+\s*\))\s*$",
+    re.MULTILINE,
 )
 
 

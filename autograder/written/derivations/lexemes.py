@@ -197,6 +197,7 @@ class Vocabulary:
         self.families = {key_of(spelling): f.base for f in notation.families for spelling in (f.base, *f.spellings)}
         self.entries_of = {f.base: key_of(f.of) for f in notation.families if f.part == "entry"}
         self.entry_symbol = {f.base: f.of for f in notation.families if f.part == "entry"}
+        self.rows_of = {f.of: f.base for f in notation.families if f.part == "row"}  # U: u (u_w is its row w)
         self.given = {f.given: f.base for f in notation.families if f.given}  # P(w | c): entry w
         self.index_lists = {index.name for index in notation.indices if index.length}
         self.named_indices = {index.name for index in notation.indices if not index.length}
@@ -723,7 +724,10 @@ class Lexer:
             symbol = vocabulary.symbols[atom.stem]
             entries = vocabulary.entry_definitions.get(symbol)  # y_i, where the answer defined y_k = ...
             whole = Name(symbol) if entries is None else Tabulate(*entries, like=symbol)
-            return Entry(whole, self.entry_indices(atom.subscript))
+            indices = self.entry_indices(atom.subscript)
+            if symbol in vocabulary.rows_of and entries is None and len(indices) == 1:  # U_w, numpy's U[w]: u_w
+                return self.part(vocabulary.rows_of[symbol], indices[0])
+            return Entry(whole, indices)
         if (head := self.entry_of_named(atom)) is not None:  # v_{c,i}: entry i of v_c
             return head
         if atom.key in vocabulary.sizes:  # K, N: how many, not a quantity
