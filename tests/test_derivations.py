@@ -757,6 +757,7 @@ def test_a_vector_of_the_answers_own_defined_entry_by_entry(questions, mask, sta
                "hat y_w v_c \" for \" w <> o } right none", "not equal"),
     ("2b-ii", "$$\\nabla_{v_c} J = \\mathbb{E}_{w \\sim \\hat y}[u_w] - u_o$$", "equal"),
     ("2b-ii", "∇_{v_c} J = 𝔼_{w∼ŷ}[u_w] + u_o", "not equal"),
+    ("2b-iv", "**dJ/dU = (ŷ − y) v\\_cᵀ**, with v\\_c\\[i\\] the entries", "equal"),
 ])
 def test_typst_and_asciimath_are_read_as_their_latex(questions, question, answer, status):
     """Blind set 12 wrote 18 answers in Typst and AsciiMath (a course forum's backticks) and two in

@@ -96,7 +96,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     ),
     Spelling(
         r"LaTeX typed without `$`, as an OCR of handwriting gives it (`\frac { \partial J } { \partial v _ { c } }`); "
-        r"GitHub's ```` ```math ```` block",
+        r"GitHub's ```` ```math ```` block; Google Docs' Markdown, which escapes `b\_1` and `1\[...\]`",
         "math",
         r"i.e. \frac { \partial J } { \partial v _ { c } } = U ^ { T } ( \hat { y } - y )",
         "word2vec",

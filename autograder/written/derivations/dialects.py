@@ -154,8 +154,16 @@ _ASCII_MATH = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _CODE = re.compile(r"\bnp\.|\btorch\.|@|\[\s*\w+\s*\]\s*[+\-*]?=|\bdef\b|\bimport\b")
 
 
+# Google Docs' "Download as Markdown" escapes what Markdown would read (b\_1, 1\[z > 0\]): in text with
+# no $ and an escaped underscore, a backslash before such a mark is no LaTeX (\[ opens no display).
+_ESCAPED = re.compile(r"\\([_*\[\]()#.!+<>-])")
+
+
 def as_latex(answer: str) -> str:
-    """``answer`` with its Typst, AsciiMath and LibreOffice formulas written in LaTeX between ``$``."""
+    """``answer`` with its Typst, AsciiMath and LibreOffice formulas written in LaTeX between ``$``,
+    and Markdown's escapes taken out of text without math."""
+    if "$" not in answer and "\\_" in answer:
+        answer = _ESCAPED.sub(r"\1", answer)
     if any(TYPST.marks.search(math[1]) for math in _TYPST_MATH.finditer(answer)):  # then its math without \ too
         answer = _TYPST_MATH.sub(lambda m: m[0] if "\\" in m[1] else f"${TYPST.as_latex(m[1])}$", answer)
     if "`" in answer and ASCIIMATH.marks.search(answer):
