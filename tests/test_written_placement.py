@@ -17,7 +17,7 @@ from autograder.written.answers import PLACEHOLDER, AnswerSheet, read_answers, r
 from autograder.written.check_written import check_answers
 from autograder.written.intent import Guesser, question_words, words
 from autograder.written.handout_data import handout_data
-from autograder.written.labels import bold_label, could_mean, read_label, sectioning, split_label
+from autograder.written.labels import bold_label, could_mean, plain_label, read_label, sectioning, split_label
 
 pytestmark = pytest.mark.smoke  # also run on Python 3.10 and the newest Python (.ci/run)
 
@@ -39,8 +39,14 @@ def accounted_for(sheet: AnswerSheet, text: str) -> list[str]:
     what was dropped silently (headings and bold labels themselves excepted)."""
     kept = "\n".join([a.text for a in sheet.answers.values()] + [u.text for u in sheet.unplaced])
     return [line for line in text.splitlines()
-            if line.strip() and not line.startswith("#") and bold_label(line) is None
-            and line.strip() not in kept]
+            if line.strip() and not line.startswith("#") and bold_label(line) is None and plain_label(line) is None
+            and line.strip() not in kept and line.strip() not in front_matter(text)]
+
+
+def front_matter(text: str) -> list[str]:
+    """The lines of a document's metadata block (Quarto's YAML header): no answer, and dropped."""
+    block = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
+    return ["---", *(line.strip() for line in block[1].splitlines())] if block else []
 
 
 @pytest.mark.parametrize("line, expected", [
@@ -292,7 +298,7 @@ def test_a_form_feed_in_an_answer_moves_no_line():
     assert sheet.text("1b-ii") == "In training only."
 
 
-BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4, 5, 7, 9, 10, 11, 12)]
+BLIND_WRITE_UPS = [Path(__file__).resolve().parents[1] / "benchmarks" / "data" / f"writeups_blind{n}" for n in (3, 4, 5, 7, 9, 10, 11, 12, 13)]
 
 
 @pytest.mark.parametrize("labels", sorted(p for folder in BLIND_WRITE_UPS for p in folder.glob("*.labels.yaml")),
@@ -347,3 +353,32 @@ def test_parts_below_a_bold_label_and_in_a_roman_list_are_its_questions():
     sheet = placed(counted, WORD2VEC_IDS)
     assert [sheet.text(q).split("\n")[0] for q in ("2b-ii", "2b-iii", "2c-ii")] == ["second", "third", "twice"]
     assert not sheet.answered("2b-i")
+
+
+def test_quarto_headings_callouts_and_front_matter_place_their_answers():
+    """Blind set 13's Quarto write-up, first run: numbered headings with attributes ("## 1.3 (c)(i)
+    ... {#sec-1ci}") were read as part 1 alone, a callout's title heading ended its answer, and the
+    YAML header's closing "---" made it a heading. All ten answers went unplaced."""
+    text = ("---\ntitle: \"My answers\"\nformat:\n  html:\n    toc: true\n---\n\n# Part 1 {#sec-p1}\n\n"
+            "## 1.3 (c)(i) Softmax {#sec-1ci}\n\nfirst\n\n::: {.callout-tip}\n## Why\ninside\n:::\n\nafter\n\n"
+            "## 2.5 (b)(iv) All outside vectors {#sec-2biv}\n\nsecond\n")
+    sheet = placed(text, WORD2VEC_IDS)
+    assert sheet.text("1c-i").startswith("first") and sheet.text("1c-i").endswith("inside\n:::\n\nafter")
+    assert sheet.text("2b-iv") == "second" and sheet.unplaced == [] and sheet.problems == []
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("Q1c(ii): See above", ("Q1c(ii)", 8)), ("Question 2a-i: the table", ("Question 2a-i", 14)),
+    ("w = o: then", None), ("Q: why?", None), ("Note 1: this", None),
+])
+def test_plain_labels_start_a_line_with_their_keyword_and_a_colon(line, expected):
+    assert plain_label(line) == expected
+
+
+def test_an_e_mail_of_plain_labels_places_each_answer():
+    """Blind set 13's parser write-up: a plain-text e-mail, each answer after "Q1b(i):" and a line of
+    dashes; its greeting is reported, not taken for an answer."""
+    text = "Hi all,\n\nhere are my answers.\n\n-----\n\nQ1b(i):\ngamma = 1/(1 - p)\n\n-----\n\nQ2a(ii): 2n\n"
+    sheet = placed(text, PARSER_IDS)
+    assert sheet.text("1b-i").startswith("gamma = 1/(1 - p)") and sheet.text("2a-ii") == "2n"
+    assert [u.text.split("\n")[0] for u in sheet.unplaced] == ["Hi all,"]

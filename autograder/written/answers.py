@@ -30,6 +30,7 @@ from autograder.written.labels import (
     bold_label,
     could_mean,
     match_label,
+    plain_label,
     read_label,
     roman_items,
     sectioning,
@@ -200,7 +201,10 @@ def _markers(text: str, lines: list[str]) -> list[_Marker]:
     found: list[_Marker] = []
     level = 0.0
     items = roman_items(lines)
+    boxed = _in_fenced_divs(lines)
     for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map and token.map[0] in boxed:
+            continue  # a callout's title (Quarto, pandoc: "::: {.callout-tip}"), inside the answer around it
         if token.type == "heading_open" and token.map:
             level = int(token.tag[1])
             content = tokens[index + 1].content
@@ -208,7 +212,7 @@ def _markers(text: str, lines: list[str]) -> list[_Marker]:
             found.append(_Marker(token.map[0], level, title, read_label(title), (token.map[1], 0), False))
         elif token.type == "paragraph_open" and token.map and token.level == 0:
             for line in range(*token.map):
-                bold = bold_label(lines[line])
+                bold = bold_label(lines[line]) or plain_label(lines[line])
                 if bold is not None:
                     label = read_label(bold[0])
                     found.append(_Marker(line, level + 0.5 + _narrower(label), bold[0], label, (line, bold[1]), True))
@@ -221,6 +225,24 @@ def _markers(text: str, lines: list[str]) -> list[_Marker]:
                     label = read_label(title)
                     found.append(_Marker(line, level + 0.95, title, label, (line, end), False))
     return found
+
+
+_FENCED_DIV = re.compile(r"^ {0,3}(:{3,})\s*(\S.*)?$")
+
+
+def _in_fenced_divs(lines: list[str]) -> set[int]:
+    """The lines inside pandoc's and Quarto's fenced divs (``::: {.callout-note}`` ... ``:::``)."""
+    inside: set[int] = set()
+    depth = 0
+    for number, line in enumerate(lines):
+        fence = _FENCED_DIV.match(line)
+        if fence and fence[2]:
+            depth += 1
+        elif fence and depth:
+            depth -= 1
+        elif depth:
+            inside.add(number)
+    return inside
 
 
 def _narrower(label: Label | None) -> float:
@@ -395,12 +417,22 @@ def read_markdown(
     say (a notebook answer cell): they are only reported."""
     # Lines as the Markdown parser counts them: a form feed ("\frac" with its backslash eaten) or
     # another break str.splitlines() knows would otherwise shift every line after it.
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _without_front_matter(text.replace("\r\n", "\n").replace("\r", "\n"))
     lines = text.split("\n")
     placer = _Placer(lines, written_ids, sheet, f"{where}, " if where else "", file, opened)
     for marker in _markers(text, lines):
         placer.visit(marker)
     placer.close(len(lines))
+
+
+# Metadata before a document (Quarto, R Markdown, pandoc, Jekyll): "---", lines of "key: value", "---".
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?:[\w-]+:.*\n|[ \t]+.*\n|[ \t]*\n)*?---[ \t]*(?=\n|\Z)")
+
+
+def _without_front_matter(text: str) -> str:
+    """``text`` with its front matter's lines left blank (no answer, and no heading: Markdown would
+    read its closing ``---`` as the underline of one); the lines below keep their numbers."""
+    return _FRONT_MATTER.sub(lambda block: "\n" * block[0].count("\n"), text)
 
 
 def read_notebook(path: Path, written_ids: list[str], sheet: AnswerSheet, follow_links: bool = True) -> None:

@@ -24,6 +24,7 @@ _COMPONENT = re.compile(
     r"[\s.:\-_,]*(?:(?:part|item|sub-?part)\s+)?(?:\((?P<inner>[a-z]+)\)|(?P<bare>[a-z]+)(?![a-z0-9]))"
 )
 _LETTERS = "abcdefgh"
+_SECTION_NUMBER = re.compile(r"(?:\.\d+)+(?=\s)")
 # Up to three spaces of indentation, as Markdown allows before a paragraph; "- **(a)**" (a list) is
 # not a label but an item of the answer.
 _BOLD_START = re.compile(r"^ {0,3}(?P<mark>\*\*|__)(?P<inner>[^*_\n]+?)(?P=mark)")
@@ -67,6 +68,8 @@ def split_label(heading: str) -> tuple[Label | None, str]:
     text = _KEYWORD.sub("", _DECORATION.sub("", heading).strip()).lower()
     number = _NUMBER.match(text)
     position = number.end() if number else 0
+    if number and (numbered := _SECTION_NUMBER.match(text, position)) and _COMPONENT.match(text, numbered.end()):
+        position = numbered.end()  # Quarto's and LaTeX's numbering: "1.3 (c)(i)" is 1c-i
     letter = part = None
     parenthesised = False
     while (match := _COMPONENT.match(text, position)) is not None:
@@ -127,6 +130,20 @@ def roman_items(lines: list[str]) -> dict[int, tuple[str, int]]:
         if count >= 0 and (counter := _SET_COUNTER.search(line)) is not None:
             count = int(counter["value"])  # "\setcounter{enumi}{1}": the next item is (ii)
     return found
+
+
+# A plain-text label that starts a line and ends with a colon, as e-mail and plain text write one:
+# "Q1c(ii): ...", "Question 2a-i:"; its keyword and number are required, so "w = o:" is none.
+_PLAIN_START = re.compile(
+    r"^ {0,3}(?P<inner>(?:q|question|problem)\s*\.?\s*\d+[a-h]?(?:[\s.\-]*\(?[ivx]+\)?)?)\s*:", re.I
+)
+
+
+def plain_label(line: str) -> tuple[str, int] | None:
+    """The text of a plain label starting ``line`` ("Q1c(ii): See above" -> "Q1c(ii)") and where the
+    line's text after it starts; None when the line starts with none."""
+    match = _PLAIN_START.match(line)
+    return (match["inner"], match.end()) if match and read_label(match["inner"]) is not None else None
 
 
 def bold_label(line: str) -> tuple[str, int] | None:
