@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 LABELLED = {REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml": share
             for kind, share in (("", 0.9), ("_heldout", 0.9), ("_heldout2", 0.9), ("_blind3", 0.9), ("_blind4", 0.9),
                                 ("_blind5", 0.9), ("_blind6", 0.82), ("_blind7", 0.9), ("_blind8", 0.9), ("_blind9", 0.9),
-                                ("_blind10", 0.9), ("_blind11", 0.9), ("_blind12", 0.84))}
+                                ("_blind10", 0.9), ("_blind11", 0.9), ("_blind12", 0.9), ("_blind13", 0.9))}
 
 
 @pytest.fixture(scope="module")
@@ -781,6 +781,30 @@ def test_names_in_plain_words_special_cases_and_code(questions, question, answer
     ..."), a check with values set after the results (no final formula), torch's outer product, and
     code that builds y (torch.zeros), which is no definition of the handout's y."""
     verdict = _verdict(questions, question, answer)
+    assert verdict.status == status, verdict.summary()
+
+
+@pytest.mark.parametrize("question, answer, status, assignment", [
+    ("1c-i", "Check:\n\n    t = np.random.randn(5); y = np.eye(5)[1]\n\ndCE/dtheta = yhat - y", "equal", "word2vec"),
+    ("1d-i", "% Octave, a batch of rows\ndX = ((Yhat - Y) * W2' .* H .* (1 - H)) * W1';", "equal", "word2vec"),
+    ("1d-i", "% Octave, a batch of rows\ndX = ((Yhat - Y) * W2' .* H) * W1';", "not equal", "word2vec"),
+    ("2b-ii", "In R: dJ/dvc = t(U) %*% (yhat - y)", "equal", "word2vec"),
+    ("2b-ii", "In R: dJ/dvc = t(U) %*% (y - yhat)", "not equal", "word2vec"),
+    ("2b-iii", "dJ/du_w = (yhat[w] - (w == o)) * vc", "equal", "word2vec"),
+    ("2b-iii", "dJ/du_w = (yhat[w] - (w != o)) * vc", "not equal", "word2vec"),
+    ("2c-i", "**∂J/∂v_c**\n= (σ(u_oᵀv_c) − 1) u_o + Σₖ₌₁ᴷ σ(u_{w_k}ᵀv_c) u_{w_k}\n\n**∂J/∂u_o** = (σ(u_oᵀv_c) − 1) v_c\n\n"
+             "**∂J/∂u_{w_k}** = σ(u_{w_k}ᵀv_c) v_c", "equal", "word2vec"),
+    ("2c-ii", "∂J/∂uw = q · σ(uwᵀvc) · vc, where q is the number of times w appears among w1, …, wK.", "equal", "word2vec"),
+    ("1c-i", "Let S(t) = 1 for t > 0 and S(t) = 0 for t ≤ 0. Then dh/dx = diag(S(xW + b1)) W^T", "equal", "parser"),
+    ("1c-i", "Let S(t) = 1 for t ≥ 0 and S(t) = 0 for t < 0. Then dh/dx = diag(S(xW + b1)) W^T", "not equal", "parser"),
+    ("1c-i", "**∂h/∂x = diag(𝟙[xW + b₁ > 0]) Wᵀ** (Dₕ × n) ✅", "equal", "parser"),
+])
+def test_code_of_other_languages_and_plain_text_layouts(questions, question, answer, status, assignment):
+    """Blind set 13's first run: an indented code block that builds y, Octave's CS231n-style `dX`,
+    R's `t(U) %*% ...`, Python's `(w == o)` as a number, a bold derivative alone with its value on
+    "= ..." lines, subscripts flattened by Google Docs (`w1, …, wK`), and a step function given by
+    two cases in a sentence."""
+    verdict = _verdict(questions, question, answer, assignment)
     assert verdict.status == status, verdict.summary()
 
 

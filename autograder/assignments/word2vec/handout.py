@@ -65,7 +65,7 @@ NETWORK = Notation(
             "vector",
             ("D_y",),
             define="\\mathrm{softmax}(\\theta)",
-            spellings=("y_{hat}", "\\tilde y", "\\hat Y"),
+            spellings=("y_{hat}", "\\tilde y", "\\hat Y", "Y_{hat}"),
             per_example=True,
         ),
     ),
@@ -95,7 +95,7 @@ REPEATED = replace(
     indices=(Index("o", "V"), Index("w", "V", length="K", avoid=("o",), repeats=True)),
     symbols=(
         *WORD2VEC.symbols,
-        Symbol("n", "counts", ("V",), at="w", said=r"sampl|draw|negative|\bneg_?|pick|chos|w_k|\bK\b"),
+        Symbol("n", "counts", ("V",), at="w", said=r"sampl|draw|negative|\bneg_?|pick|chos|w_k|\bw_?[1kK]\b|\bK\b"),
     ),
     families=(*WORD2VEC.families, Family("n", "n", "entry", spellings=("N", "c", "m"))),
 )

@@ -86,8 +86,9 @@ SPELLINGS: tuple[Spelling, ...] = (
     Spelling(
         r"numpy's `@` (of two vectors, their dot product), `*` and `.T` in a formula with `@` (`*` is then entry by "
         r"entry), `np.outer(a, b)`, a mask "
-        r"`(z > 0)`, an index `yhat[w]`, `W[j, i]`; Julia's and Matlab's `.*`, `.-`, `'`; `u . v` typed for a dot "
-        r"product",
+        r"`(z > 0)`, an index `yhat[w]`, `W[j, i]`, `U[w]` (a row), a comparison `(w == o)` (1 where it holds); "
+        r"Julia's and Matlab's `.*`, `.-`, `'`; R's `%*%` and `t(A)`; `u . v` typed for a dot product; a gradient "
+        r"named as code names it (`dX = ...`, `grad_vc = ...`)",
         "the matrix product, the product entry by entry, a transpose, the outer product, 1 where it holds, an "
         "entry; the dot product",
         "dJ/dx = ((yhat - y) @ W2.T * h * (1 - h)) @ W1.T",
@@ -197,7 +198,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         "1d-i",
     ),
     Spelling(
-        r"a definition by cases in words: `$y_i = 1$ if $i = o$ and $0$ otherwise`",
+        r"a definition by cases in words: `$y_i = 1$ if $i = o$ and $0$ otherwise`; in plain text, "
+        r"`H(t) = 1 for t > 0 and H(t) = 0 for t ≤ 0`",
         "those cases",
         r"$$\frac{\partial J}{\partial v_c} = U^\top(\hat y - y)$$ where $y_i = 1$ if $i = o$ and $0$ otherwise.",
         "word2vec",

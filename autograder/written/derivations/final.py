@@ -149,7 +149,7 @@ def equations(answer: str) -> list[Equation]:
             found += listed
             case = None  # a case said answers the one math after it ("for $w = o$ and $y_o = 1$: $$...$$")
         previous_end = end
-    code = code_blocks(answer)
+    code = code_blocks(answer) + _indented_code(answer)
     for start, text in plain_formulas(answer, maths):  # "∂J/∂l = ŷ − y", written without $
         case, in_code = _plain_case(answer, start), any(a <= start < b for a, b in code)
         special = _SPECIAL_CASE.search(answer, answer.rfind("\n", 0, start) + 1, start)
@@ -157,6 +157,9 @@ def equations(answer: str) -> list[Equation]:
         found += [replace(e, case=case, in_code=in_code) for e in listed]
     for name, meaning, offset in _named_in_words(answer):  # "I write $q$ for $\\hat y$": q = \\hat y
         found.append(Equation(name, (meaning,), where(offset)[0]))
+    for m in _PLAIN_CASES.finditer(answer):  # "H(t) = 1 for t > 0 and H(t) = 0 for t <= 0", without $
+        rows = ((m["first"], m["if_first"]), (m["second"], m["if_second"] or "otherwise"))
+        found.append(Equation(m["name"], (Cases(tuple(_row(*row) for row in rows)),), where(m.start())[0]))
     for row in _TABLE_DEFINITION.finditer(answer):  # "| $a$ | $\\sigma(s_o) - 1$ |": a table of names
         found.append(Equation(row["name"], (row["meaning"].lstrip().removeprefix("=").strip(),), where(row.start())[0]))
     written = answer[region[0] : region[1]] if region is not None else ""
@@ -169,6 +172,16 @@ def equations(answer: str) -> list[Equation]:
         # "Answer: it is zero when $U^\\top \\hat y = u_o$": a sentence, whose math is no final formula
         found = [replace(e, on_answer_line=False) if e.on_answer_line and not e.left else e for e in found]
     return found
+
+
+# A name or function defined by two cases in plain text: "H(t) = 1 for t > 0 and H(t) = 0 for t ≤ 0",
+# "d_i = 1 if z_i > 0, 0 otherwise" (numbers, as a mask's or a step's values are).
+_PLAIN_CASES = re.compile(
+    r"(?<![\w$\\])(?P<name>[A-Za-z]\w{0,5}(?:\(\w\)|_\{?\w{1,3}\}?)?)\s*=\s*(?P<first>-?\d+)\s*,?\s*(?:for|if|when)\s+"
+    r"(?P<if_first>[^,;.$\n]+?)\s*(?:,|;|\band\b)\s*(?:and\s+)?(?:(?P=name)\s*=\s*)?(?P<second>-?\d+)\s*,?\s*"
+    r"(?:(?:for|if|when)\s+(?P<if_second>[^,;.$\n)]+?)(?=\s*(?:[,;.)]|\(|$))|otherwise|else(?:where)?)",
+    re.MULTILINE,
+)
 
 
 def _named_in_words(answer: str) -> list[tuple[str, str, int]]:
@@ -291,13 +304,47 @@ def plain_formulas(answer: str, maths: Sequence[tuple[int, int, str, bool]] = ()
     """The formulas of lines without math delimiters (unicode, plain text, LaTeX typed without
     ``$``), with their offsets; lines in ``maths`` are math already."""
     found, start = [], 0
-    for line in answer.splitlines(keepends=True):
+    for line in _continued_lines(answer):
         inside = any(begin < start + len(line) and start < end for begin, end, _, _ in maths)
         latex = "\\" in line and _LATEX_DERIVATIVE.search(line) is not None
         if "$" not in line and ("\\" not in line or latex) and "=" in line and not inside:
             found += [(start + offset, text) for offset, text in _plain_formulas(line)]
         start += len(line)
     return found
+
+
+def _indented_code(answer: str) -> list[tuple[int, int]]:
+    """Where Markdown's indented code blocks are: lines indented by 4 spaces or a tab after a blank
+    line that does not follow a list item ("    y = np.eye(5)[2]")."""
+    found: list[tuple[int, int]] = []
+    start, blank, listed = 0, True, False
+    for line in answer.splitlines(keepends=True):
+        indented = line.startswith(("    ", "\t")) and line.strip()
+        if indented and (blank and not listed or (found and found[-1][1] == start)):
+            found.append((start, start + len(line)))
+        if line.strip():
+            listed = bool(_LIST_ITEM.match(line)) or (listed and line.startswith(" "))
+        blank = not line.strip()
+        start += len(line)
+    return found
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s")
+
+
+def _continued_lines(answer: str) -> list[str]:
+    """The lines of ``answer`` (with their ends), a line that starts with ``=`` joined to the one above
+    as one line of the same length ("**∂J/∂v_c**" then "= ..." lines: one chain), so offsets stay."""
+    lines: list[str] = []
+    for line in answer.splitlines(keepends=True):
+        if lines and _CONTINUES.match(line) and lines[-1].strip() and lines[-1].endswith("\n"):
+            lines[-1] = lines[-1][:-1] + " " + line  # its newline a space: every offset stays
+        else:
+            lines.append(line)
+    return lines
+
+
+_CONTINUES = re.compile(r"^[ \t]*=(?!=)")
 
 
 _PLAIN_CASE = re.compile(
@@ -324,8 +371,9 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     """Each derivative of a line (∂, ∇; "..., so ∂CE/∂θ = ŷ − y") from where it starts, up to a
     gap of spaces before a remark; else, on a line of math alone, its equations ("δ₂ = ŷ − y, δ₁ = ...").
     A bold label before them ("**Final:**"), bold around them and a comment after code are no part of them."""
-    line = _BOLD_LABEL.sub(lambda label: " " * len(label[0]), line)
-    line = _CODE_COMMENT.sub("", _BOLD_MARK.sub("  ", line))
+    # A bold derivative ("**∂J/∂u_o** = ...") is the equation's left side, in bold, not a label.
+    line = _BOLD_LABEL.sub(lambda label: label[0] if _PLAIN_DERIVATIVE.search(label[0]) else " " * len(label[0]), line)
+    line = _CODE_COMMENT.sub("", _BOLD_MARK.sub(_unbold, line))
     starts: list[int] = []
     for match in _PLAIN_DERIVATIVE.finditer(line):
         before = line[: match.start()]
@@ -349,6 +397,13 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
 _SPECIAL_CASE = re.compile(
     r"\b(?:with|if|when|for|assuming|taking|setting)\s+[^.\n]*?[\w}]\s*(?:=|→)\s*(?:[-−]\s*\w|\d|∞)[^.\n]*$"
 )
+
+
+def _unbold(mark: re.Match[str]) -> str:
+    """A bold mark's place: bold that closes before "=" ("**∂J/∂u_o** = ...") is the left side's, the
+    equation goes on; bold that closes elsewhere ends the formula, as a gap before a remark does."""
+    after = mark.string[mark.end() :].lstrip()
+    return "   " if mark.start() > 0 and mark.string[mark.start() - 1] != " " and not after.startswith("=") else ""
 
 
 # A comment after code ("grad_vc = U.T @ (yhat - y)  # shape (d,)"): its words are no prose of the line.
@@ -536,6 +591,9 @@ def derivative_of(left: str) -> Derivative | None:
         return None  # the derivative alone: not "v_c - \\alpha \\partial J / \\partial v_c"
     elif not texts or texts[0] not in _DERIVATIVE_START:
         return None
+    elif texts[0] == "d" and len(texts) > 1 and found[1].start == found[0].end and texts[1] != "/" and "/" not in texts:
+        wrt = atom_at(found, 1, plain=True)  # dX, dvc, dW1: code's name for the loss's gradient (CS231n's)
+        return Derivative(wrt, None, entries, transposed) if wrt and _whole_atom(found, wrt) else None
     elif "\\nabla" in texts:
         at = texts.index("\\nabla")
         plain = texts[at + 2 : at + 3] != ["{"]  # grad_vc: the letters after "_" name what it is taken for
@@ -578,6 +636,11 @@ def _entry_wrapper(found: list[Token]) -> tuple[list[Token], tuple[str, ...], bo
     if superscript_transposes(found[index + 1 :]):
         return found[1:index], (), True
     return found, (), False
+
+
+def _whole_atom(found: list[Token], wrt: Atom) -> bool:
+    """Whether the name after ``d`` is all that follows it (``dX``; not ``dz \\, dx``)."""
+    return len("".join(t.text for t in found[1:]).replace("{", "").replace("}", "")) <= len(wrt.key) + 2
 
 
 def _is_d(found: list[Token], index: int) -> bool:

@@ -60,6 +60,31 @@ def _sub(pattern: str, replacement: str | Callable[[re.Match[str]], str]) -> Cal
     return lambda text: compiled.sub(replacement, text)
 
 
+def _r_code(text: str) -> str:
+    """R's matrix product ``%*%`` as numpy's ``@``, and its transpose ``t(A)`` as ``(A)^T``."""
+    if "%*%" not in text:
+        return text
+    text = text.replace("%*%", "@")
+    while (call := re.search(r"(?<![\w.])t\(", text)) is not None:
+        depth, end = 0, None
+        for position in range(call.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[position], 0)
+            if depth == 0:
+                end = position
+                break
+        if end is None:
+            return text
+        text = f"{text[: call.start()]}({text[call.end() : end]})^{{\\top}}{text[end + 1 :]}"
+    return text
+
+
+def _indicator(left: str, relation: str, right: str) -> str:
+    return f"\\mathbb{{1}}[{left} {_RELATIONS[relation]} {right}]"
+
+
+_RELATIONS = {"==": "=", "!=": "\\neq"}
+
+
 def _numpy(text: str) -> str:
     """In a formula with ``@``, numpy's: ``@`` the matrix product (of two vectors, their dot product),
     ``*`` entry by entry, a module's name before a function (``np.``, ``torch.``, ``jnp.``)."""
@@ -162,6 +187,14 @@ REWRITES: tuple[Rewrite, ...] = (
         ),
         "np.outer(yhat - y, v_c)",
         "(yhat - y) \\otimes (v_c)",
+    ),
+    Rewrite("R's %*% and t()", _r_code, "t(U) %*% (yhat - y)", "(U)^{\\top} @ (yhat - y)"),
+    # Python's comparison as a number, 1 where it holds: "(w == o)", "(i != j)".
+    Rewrite(
+        "a comparison as Python computes it",
+        _sub(r"\(\s*([A-Za-z]\w?)\s*(==|!=)\s*([A-Za-z]\w?)\s*\)", lambda m: _indicator(m[1], m[2], m[3])),
+        "yhat[w] - (w == o)",
+        "yhat_{w} - \\mathbb{1}[w = o]",
     ),
     Rewrite("numpy's @, * and np.", _numpy, "W @ x * np.exp(z)", "W @ x \\odot exp(z)"),
     Rewrite("numpy's transpose", _sub(r"(?<=[\w)\]}])\.T\b", lambda _: "^{\\top}"), "W.T", "W^{\\top}"),
