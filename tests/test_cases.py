@@ -170,3 +170,26 @@ def test_inputs_are_made_afresh_for_every_call():
     first, again = inputs.values(), inputs.values()
     assert first[0] is not again[0] and np.array_equal(first[0], again[0]) and first[1] == 0.5
     assert inputs.description == "x (2,), 0.5" and inputs.name(0) == "x" and inputs.name(1) == "argument 2"
+
+
+def test_a_wrong_forward_costs_nothing_in_a_backward_row_on_the_students_cache():
+    """The RNN trial (issue 26): with cache="student" a forward missing its bias also failed the
+    backward's row, a bug charged twice. Where the forward's output is wrong, the row gives the
+    backward the reference's cache, and a backward that is right passes."""
+    row = Backward("2", "m.step_backward", STEP, forward="m.step_forward", cache="student")
+    no_bias = {"m.step_forward": lambda x, h, W: _step_forward(x, 0 * h, W)}
+    assert run(row, no_bias) is None
+    wrong_too = {**no_bias, "m.step_backward": lambda dout, cache: _step_backward(2 * dout, cache)}
+    assert "given the cache of the course's step_forward" in run(row, wrong_too)
+
+
+def test_a_row_whose_arguments_do_not_fit_the_reference_is_refused(tmp_path):
+    """`normal(0, 0.5, x=...)` passes 0.5 as an argument: a TA who meant a scale got 12 internal
+    errors from the reference; the row is refused with its file and line, read from the source."""
+    (tmp_path / "m.py").write_text("def step_forward(x, h, W):\n    pass\n\ndef step_backward(dout, cache):\n    pass\n")
+    fits = Cases(Compare("1", "m.step_forward", STEP, item=0), Backward("2", "m.step_backward", STEP, forward="m.step_forward"))
+    assert fits.call_problems(tmp_path) == []
+    extra = Compare("1", "m.step_forward", normal(0, 0.5, x=(3, 5), h=(3, 4), W=(5, 4)), item=0)
+    [problem] = Cases(extra).call_problems(tmp_path)
+    assert problem.startswith(f"{__file__}:") and "with 4 argument(s)" in problem and "(x, h, W)" in problem
+    assert Cases(Compare("1", "m.missing", given(1))).call_problems(tmp_path) == []  # the grader says that one

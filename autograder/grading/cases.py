@@ -18,11 +18,13 @@ checks them on every call, rows included. A check that needs code stays a ``unit
 
 from __future__ import annotations
 
+import ast
 import copy
 import inspect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,6 +44,7 @@ class Inputs:
     make: Callable[[], list[Any]]
     names: tuple[str, ...]
     description: str
+    count: int | None = None  # how many values it passes, when known before they are made
 
     def values(self) -> list[Any]:
         return self.make()
@@ -59,14 +62,14 @@ def normal(seed: int, *after: Any, **shapes: tuple[int, ...]) -> Inputs:
         return [rng.standard_normal(shape) for shape in shapes.values()] + copy.deepcopy(list(after))
 
     shown = [f"{name} {tuple(shape)}" for name, shape in shapes.items()] + [repr(value) for value in after]
-    return Inputs(make, tuple(shapes), ", ".join(shown))
+    return Inputs(make, tuple(shapes), ", ".join(shown), len(shapes) + len(after))
 
 
 def given(*args: Any, **named: Any) -> Inputs:
     """These values as they are, positional first; ``named`` values are passed in order, by position."""
     values = list(args) + list(named.values())
     return Inputs(lambda: copy.deepcopy(values), tuple(f"argument {i + 1}" for i in range(len(args))) + tuple(named),
-                  checks.describe_inputs(values, {}))  # fmt: skip
+                  checks.describe_inputs(values, {}), len(values))  # fmt: skip
 
 
 def generated(make: Callable[[], Sequence[Any]], description: str, names: Sequence[str] = ()) -> Inputs:
@@ -103,6 +106,10 @@ class Row:
     def also_calls(self) -> tuple[str, ...]:
         """The student functions the row calls besides ``function``."""
         return ()
+
+    def calls(self, inputs: int) -> tuple[tuple[str, int], ...]:
+        """The functions the row calls with how many positional arguments, given ``inputs`` of them."""
+        return ((self.function, inputs),)
 
     def tags(self) -> tuple[str, ...]:
         return (self.function, *self.also_calls(), *self.reaches)
@@ -166,7 +173,8 @@ class Backward(Row):
 
     ``cache="reference"``: the reference forward's cache, so a wrong forward never costs this row's
     points; the starter must then fix the cache's layout in the forward's docstring. ``cache="student"``:
-    the student's own forward's (its layout is theirs), and the row reaches that forward too.
+    the student's own forward's (its layout is theirs) where that forward's output is right; where it is
+    wrong, the reference's, so a wrong forward costs its own question only (a bug costs points once).
     ``grads`` names the backward's outputs in the feedback (by default ``d`` + each input's name)."""
 
     forward: str = ""
@@ -183,19 +191,23 @@ class Backward(Row):
     def also_calls(self) -> tuple[str, ...]:
         return (self.forward,) if self.cache == "student" and self.forward else ()
 
+    def calls(self, inputs: int) -> tuple[tuple[str, int], ...]:
+        return ((self.forward, inputs), (self.function, 2))  # backward(dout, cache)
+
     def run(self, test: GradedTestCase) -> None:
         args, case = self.inputs.values(), self.inputs.description
         out, reference_cache = test.expect(self.forward, *args)
         cache = reference_cache
         if self.cache == "student":
             forward = Target.parse(self.forward).name
-            cache = test.unpack(test.call(self.forward, *args, case=case), 2, f"{forward}(...)", case=case)[1]
+            mine = test.unpack(test.call(self.forward, *args, case=case), 2, f"{forward}(...)", case=case)
+            cache = mine[1] if _close(mine[0], out, self.rtol, self.atol) else reference_cache
         dout = np.random.default_rng(self.seed).standard_normal(np.shape(out))
         case = f"{case}; dout {np.shape(out)}"
         try:
             self._compare(test, dout, cache, reference_cache, len(args), case)
         except AssertionError as failure:
-            if self.cache != "reference":
+            if cache is not reference_cache:
                 raise
             forward, backward = Target.parse(self.forward).name, self.short
             raise AssertionError(
@@ -228,6 +240,17 @@ class Cases:
         self.rows = rows
         self._classes: dict[str, list[type[GradedTestCase]]] = {}
 
+    def call_problems(self, solution: Path) -> list[str]:
+        """Each row whose call does not fit the reference's parameters in ``solution`` (read as source,
+        never run): ``normal(0, 0.5, x=...)`` passes 0.5 as one more argument, not as a scale."""
+        problems = []
+        for row in self.rows:
+            for function, count in row.calls(row.inputs.count) if row.inputs.count is not None else ():
+                fits = _fits(solution, function, count)
+                if fits:
+                    problems.append(f"{row.where}: {row.title()} calls {function} with {count} argument(s); {fits}")
+        return problems
+
     def test_classes(self, module: str) -> list[type[GradedTestCase]]:
         """Built once per module, so a test's class is the same object every time it is collected."""
         if module not in self._classes:
@@ -236,6 +259,35 @@ class Cases:
                 by_question.setdefault(row.question, []).append(row)
             self._classes[module] = [_test_class(module, q, rows) for q, rows in by_question.items()]
         return self._classes[module]
+
+
+def _close(mine: Any, expected: Any, rtol: float, atol: float) -> bool:
+    """Whether a forward's output is the reference's (then its cache is taken as right too)."""
+    try:
+        checks.assert_matches(mine, expected, "the forward's output", rtol=rtol, atol=atol)
+    except AssertionError:
+        return False
+    return True
+
+
+def _fits(solution: Path, function: str, count: int) -> str:
+    """Why ``count`` positional arguments do not fit ``function``'s parameters in the reference, or ""
+    (also when its source cannot be found: the grader's own error then says so)."""
+    target = Target.parse(function)
+    path = solution / Path(*target.module.split(".")).with_suffix(".py")
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError, ValueError):
+        return ""
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == target.name]
+    if len(found) != 1:
+        return ""
+    arguments = found[0].args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    needed = len(names) - len(arguments.defaults)
+    if needed <= count and (count <= len(names) or arguments.vararg):
+        return ""
+    return f"the reference's takes ({', '.join(names)}): make the inputs fit it"
 
 
 def _test_class(module: str, question: str, rows: list[Row]) -> type[GradedTestCase]:

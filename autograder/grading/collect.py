@@ -135,6 +135,8 @@ def _found(assignment: Assignment, config: AssignmentConfig, problems: list[str]
     ids = ", ".join(found)
     for kind, module_name in assignment.test_modules.items():
         module = _test_module(module_name, problems)
+        for table in [value for value in vars(module).values() if isinstance(value, Cases)] if module else []:
+            problems += table.call_problems(assignment.solution_dir)
         for cls in _test_classes(module) if module else []:
             for method in _methods_in_order(cls):
                 question = cls.question or str(getattr(getattr(cls, method), "__number__", "")).rpartition(".")[0]

@@ -159,7 +159,8 @@ def generated(assignment: Assignment) -> Callable[[str], str]:
     and the paragraph on the final formulas read by machine, from the assignment's own notation.
     The paragraph is made once, for every cell it is written into."""
     derivations = declared_derivations(assignment)
-    paragraph = final_formulas(derivations) if derivations else ""
+    scored = {q.id for q in assignment.config.manual_questions if q.auto_grade}
+    paragraph = final_formulas(derivations, frozenset(scored)) if derivations else ""
 
     def write(source: str) -> str:
         source = with_notation_table(source)

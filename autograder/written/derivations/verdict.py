@@ -628,16 +628,23 @@ def symbols_of(notation: Notation) -> list[str]:
     return list(dict.fromkeys(symbols))
 
 
-def final_formulas(questions: dict[str, DerivationQuestion]) -> str:
+def final_formulas(questions: dict[str, DerivationQuestion], scored: frozenset[str] = frozenset()) -> str:
     """The handout's paragraph on the final formulas the grader reads, written by ``handouts``
-    where the handout says ``<!-- final formulas -->``."""
+    where the handout says ``<!-- final formulas -->``; ``scored``: the questions the machine's verdict
+    scores (``auto_grade``), whose points then follow the final formula alone."""
     symbols = list(dict.fromkeys(s for question in questions.values() for s in symbols_of(question.notation)))
     first = next((t for question in questions.values() for t in question.targets), None)
     of, wrt = (first.of or "J", first.wrt) if first else ("J", "x")
     example = f"\\frac{{\\partial {of}}}{{\\partial {wrt}}}"
+    by_hand = [q for q in questions if q not in scored]
+    graded = "a TA grades the derivation either way"
+    if scored:
+        graded = f"a TA grades the derivation of {', '.join(by_hand)} either way; " if by_hand else ""
+        graded += f"in {', '.join(sorted(scored))} the points follow the final formula alone: all of them when it is "
+        graded += "the course's, else none"
     return textwrap.fill(
         f"**Final formulas, read by machine.** In {', '.join(questions)}, the grader also reads the final formula "
-        "of your derivation (a TA grades the derivation either way). It reads the equation with the derivative "
+        f"of your derivation ({graded}). It reads the equation with the derivative "
         f"on its left (${example} = ...$): the one on a line that starts with `Answer:`, "
         f"else a boxed one, else the last one. Write it with the handout's symbols ({', '.join(symbols)}) and "
         "the notations below; a name you define yourself, above or below it, means what you define. "
