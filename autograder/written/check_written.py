@@ -58,7 +58,8 @@ class WrittenCheck(BaseModel):
         unreadable = [f"{q.id} ({q.where}): {q.note}" for q in self.questions if not q.readable]
         unplaced = [
             f"{u.where}: '{u.excerpt}' is not graded: {u.reason}. Put it under its "
-            "question's heading, or delete it if it is not an answer"
+            "question's heading (or a label starting a line: **(b)(ii)**, Q2b(ii):), or delete it if it is not "
+            "an answer"
             for u in self.unplaced
             if not self._preamble(u)
         ]
