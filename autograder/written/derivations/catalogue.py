@@ -87,7 +87,8 @@ SPELLINGS: tuple[Spelling, ...] = (
         r"numpy's `@` (of two vectors, their dot product), `*` and `.T` in a formula with `@` (`*` is then entry by "
         r"entry), `np.outer(a, b)`, a mask "
         r"`(z > 0)`, an index `yhat[w]`, `W[j, i]`, `U[w]` (a row), a comparison `(w == o)` (1 where it holds); "
-        r"Julia's and Matlab's `.*`, `.-`, `'`; R's `%*%` and `t(A)`; `u . v` typed for a dot product; a gradient "
+        r"Julia's and Matlab's `.*`, `.-`, `'`, an entry `yhat(w)`; R's `%*%` and `t(A)`; `u . v` typed for a dot "
+        r"product; a gradient "
         r"named as code names it (`dX = ...`, `grad_vc = ...`)",
         "the matrix product, the product entry by entry, a transpose, the outer product, 1 where it holds, an "
         "entry; the dot product",

@@ -904,6 +904,19 @@ class Lexer:
             if atom is None:
                 raise ReadError(not_read(token))
             add("NAME", atom)
+            if self.indexed_in_brackets(atom):  # Matlab's and R's yhat(w): entry w
+                add("SUBSCRIPT", (self.found[self.position + 1],))
+                self.position += 3
+
+    def indexed_in_brackets(self, atom: Atom) -> bool:
+        """Whether ``(w)`` follows a vector of the notation, ``w`` a letter that names no quantity:
+        an index, as Matlab and R write an entry (no product could take an index as a factor)."""
+        vocabulary, letter = self.vocabulary, self.peek(1)
+        vector = vocabulary.symbols.get(atom.key) in vocabulary.vectors and not atom.transposed
+        index = (
+            letter.kind == "letter" and letter.text not in vocabulary.symbols and letter.text not in vocabulary.sizes
+        )
+        return vector and index and self.peek().text == "(" and self.peek(2).text == ")"
 
     def grouped(self, made: list[LarkToken], group: tuple[Token, ...], opening: str, closing: str) -> None:
         inner, _ = self.sub_reader(group).lexemes(inside=True)
