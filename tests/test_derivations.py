@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 LABELLED = {REPO / "benchmarks" / "data" / f"derivation_answers{kind}.yaml": share
             for kind, share in (("", 0.9), ("_heldout", 0.9), ("_heldout2", 0.9), ("_blind3", 0.9), ("_blind4", 0.9),
                                 ("_blind5", 0.9), ("_blind6", 0.9), ("_blind7", 0.9), ("_blind8", 0.9), ("_blind9", 0.9),
-                                ("_blind10", 0.9), ("_blind11", 0.9), ("_blind12", 0.9), ("_blind13", 0.9))}
+                                ("_blind10", 0.9), ("_blind11", 0.9), ("_blind12", 0.9), ("_blind13", 0.9), ("_blind14", 0.8))}
 
 
 @pytest.fixture(scope="module")
@@ -799,6 +799,16 @@ def test_names_in_plain_words_special_cases_and_code(questions, question, answer
     ("1c-i", "Let S(t) = 1 for t ≥ 0 and S(t) = 0 for t < 0. Then dh/dx = diag(S(xW + b1)) W^T", "not equal", "parser"),
     ("1c-i", "**∂h/∂x = diag(𝟙[xW + b₁ > 0]) Wᵀ** (Dₕ × n) ✅", "equal", "parser"),
     ("2b-ii", "% Matlab\ndJ/dvc = sum_w yhat(w) u_w - u_o", "equal", "word2vec"),
+    ("2b-ii", "In R:\n\n    g <- t(U) %*% (yhat - y)\n\ngrad_vc <- t(U) %*% (yhat - y)", "equal", "word2vec"),
+    ("1d-i", "1. δ₂ = ∂J/∂θ = ŷ − y\n2. δ₁ = ∂J/∂z₁ = (δ₂W₂ᵀ) ⊙ h ⊙ (1 − h)\n\nSo ∂J/∂x = δ₁W₁ᵀ ∈ ℝ^{1×Dₓ}.", "equal",
+     "word2vec"),
+    ("1d-i", "1. δ₂ = ∂J/∂θ = ŷ − y\n2. δ₁ = ∂J/∂z₁ = (δ₂W₂ᵀ) ⊙ h\n\nSo ∂J/∂x = δ₁W₁ᵀ.", "not equal", "word2vec"),
+    ("1d-i", "```python\ndelta2 = Yhat - Y\ndelta1 = (delta2 @ W2.T) * H * (1 - H)\ndX = delta1 @ W1.T\n```", "equal",
+     "word2vec"),
+    ("1c-i", "∂h/∂x = D Wᵀ, where D = diag(𝟙[xW + b₁ > 0]) is the D_h × D_h diagonal matrix.", "equal", "parser"),
+    ("2b-iv", "∂J/∂U = (ŷ − y) v_cᵀ ∈ ℝ^{|V|×d} ✔️ (same shape as U)", "equal", "word2vec"),
+    ("2b-ii", "$$\\frac{\\partial J}{\\partial v_c} = U^\\top(p - y)$$ I write $p$ for $\\hat y = \\mathrm{softmax}(Uv_c)$.",
+     "equal", "word2vec"),
     ("2b-iii", "% Matlab\ndJ/du_w = (yhat(w) + y(w)) * vc", "not equal", "word2vec"),
 ])
 def test_code_of_other_languages_and_plain_text_layouts(questions, question, answer, status, assignment):

@@ -159,11 +159,16 @@ _CODE = re.compile(r"\bnp\.|\btorch\.|@|\[\s*\w+\s*\]\s*[+\-*]?=|\bdef\b|\bimpor
 _ESCAPED = re.compile(r"\\([_*\[\]()#.!+<>-])")
 
 
+# R's assignment at a line's start, "grad_vc <- t(U) %*% (yhat - y)": an equation, as "=" is.
+_R_ASSIGNMENT = re.compile(r"^([ \t]*[A-Za-z][\w.]*)[ \t]*<-(?=[ \t])", re.MULTILINE)
+
+
 def as_latex(answer: str) -> str:
     """``answer`` with its Typst, AsciiMath and LibreOffice formulas written in LaTeX between ``$``,
     and Markdown's escapes taken out of text without math."""
     if "$" not in answer and "\\_" in answer:
         answer = _ESCAPED.sub(r"\1", answer)
+    answer = _R_ASSIGNMENT.sub(r"\1 = ", answer)
     if any(TYPST.marks.search(math[1]) for math in _TYPST_MATH.finditer(answer)):  # then its math without \ too
         answer = _TYPST_MATH.sub(lambda m: m[0] if "\\" in m[1] else f"${TYPST.as_latex(m[1])}$", answer)
     if "`" in answer and ASCIIMATH.marks.search(answer):

@@ -189,8 +189,9 @@ def _named_in_words(answer: str) -> list[tuple[str, str, int]]:
     y$ and $t$ for $y$", "let $g$ denote $\\hat y - y$", "let g denote ŷ − y" (a formula, not words)."""
     found = []
     for sentence in _WRITE_FOR.finditer(answer):
-        for m in _FOR.finditer(sentence[0]):
-            found.append((m["name"] or m["bare"], m["meaning"] or m["plain"], sentence.start() + m.start()))
+        for m in _FOR.finditer(sentence[0]):  # "$p$ for $\hat y = \mathrm{softmax}(U v_c)$": p is \hat y
+            meaning = (m["meaning"] or m["plain"]).partition("=")[0]
+            found.append((m["name"] or m["bare"], meaning, sentence.start() + m.start()))
     for m in _DENOTES.finditer(answer):
         meaning = m["math"] or m["plain"]
         if meaning and (m["math"] or _OPERATOR.search(meaning)):
@@ -382,12 +383,13 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
             starts.append(match.start())
     definition = _PLAIN_DEFINITION.match(line)
     if starts and definition and not line[definition.end() : starts[0]].strip():
-        starts[0] = len(line) - len(line.lstrip())  # "δ₁ = ∂J/∂z₁ = ...": the name is defined by the chain
+        starts[0] = definition.start("name")  # "δ₁ = ∂J/∂z₁ = ...": the name is defined by the chain
     if starts:
         pieces = zip(starts, [*starts[1:], len(line)])
         return [(begin, _SENTENCE_END.split(line[begin:end].strip())[0]) for begin, end in pieces]
     if (_PLAIN_MATH.search(line) and not _prose(line)) or (definition and not _prose(line[definition.end() :])):
-        return [(len(line) - len(line.lstrip()), line.strip())]
+        begin = definition.start("name") if definition else len(line) - len(line.lstrip())
+        return [(begin, line[begin:].strip())]
     return [(match.start(1), match[1].strip()) for match in _PROSE_DEFINITION.finditer(line)]
 
 
@@ -413,14 +415,15 @@ _BOLD_LABEL = re.compile(r"^[^\w\\$(]*?(\*\*|__)[^*_=\n]{1,40}?\1")  # after a b
 _BOLD_MARK = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])|(?<=[^\s*])\*\*(?![\w(*])")
 # A name and "=" at a line's start, which defines it: "probs = exp(l) / sum(exp(l))", "s_k := sigmoid(...)",
 # "g(z) = ...", and in LaTeX typed without $ "\\delta _ { 1 } =".
-_PLAIN_DEFINITION = re.compile(
-    r"\s*(?:\\[A-Za-z]+|[A-Za-z][\w']{0,15})(?:\s*_\s*(?:\{[^{}=]*\}|\w))?(?:\([a-z]\))?\s*:?=(?!=)"
+_PLAIN_DEFINITION = re.compile(  # after a list's marker too: "3. δ₁ = ..."
+    r"\s*(?:(?:\d{1,2}[.)]|[-*•▪])\s+)?(?P<name>(?:\\[A-Za-z]+|[A-Za-zα-ωΑ-Ω][\w']{0,15})(?:\s*_\s*(?:\{[^{}=]*\}|\w))?"
+    r"(?:\([a-z]\))?)\s*:?=(?!=)"
 )
 
 
 # What ends a formula typed in a line of text: a gap of spaces before a remark, or a full stop before
 # the next sentence ("dJ/dvc = U^T (yhat - y). This is zero iff yhat = y.").
-_SENTENCE_END = re.compile(r"\s{3,}|\.\s+(?=[A-Z][a-z]|[a-z]{3,}\b)")
+_SENTENCE_END = re.compile(r"\s{3,}|\.\s+(?=[A-Z][a-z]|[a-z]{3,}\b)|\s+(?:is|are)\s+(?:the|a|an)\s")
 # A derivative after an operator is part of a formula ("v_c - lr * J'(v_c) = ..."), not its left side.
 _OPERAND = re.compile(r"(?:[-+*/(]|<-)\s*$")
 # A definition in a sentence: "Let g(z) = σ(z)(1 − σ(z)) denote σ′", "where s = yhat - y, and ...",

@@ -44,6 +44,7 @@ def plain_letters(text: str) -> str:
     as a combining mark (y and U+0302) as one letter (ŷ); 𝟙 stays the indicator's."""
     if text.isascii():
         return text
+    text = text.replace("\ufe0f", "").replace("\ufe0e", "")  # an emoji's presentation selector: "✔️"
     letters = (
         unicodedata.normalize("NFKC", c) if c in _EDITOR_LETTERS or 0x1D400 <= ord(c) <= 0x1D7D7 else c for c in text
     )
@@ -135,13 +136,14 @@ REWRITES: tuple[Rewrite, ...] = (
         "e^(θ_i )+b_(1,i)",
         "e^{\\theta_i}+b_{1,i}",
     ),
-    # Four letters or more (not "eta" of "beta", "pi" of words); after the "d" of a derivative too.
+    # Four letters or more (not "eta" of "beta", "pi" of words); after the "d" of a derivative too;
+    # digits right after it are its subscript, as for a letter in plain text ("delta1" is \delta_1).
     Rewrite(
         "Greek letters spelled out in plain text",
         _sub(
             r"(?:(?<![\\A-Za-z])|(?<=[^\\A-Za-z]d)|(?<=^d))"
-            r"(?:alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(?![A-Za-z])",
-            lambda word: f"\\{word[0]} ",
+            r"(alpha|beta|gamma|delta|epsilon|zeta|theta|kappa|lambda|omega)(\d{0,2})(?![A-Za-z])",
+            lambda word: f"\\{word[1]}_{{{word[2]}}} " if word[2] else f"\\{word[1]} ",
         ),
         "dJ/dtheta",
         "dJ/d\\theta",
