@@ -12,10 +12,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_GREEK = (
-    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau phi chi psi omega "
-    "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega"
-).split()
+from autograder.written.derivations.spellings import GREEK
+
+_GREEK = (*GREEK, *"Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split())  # spelled out, and capitals
 
 
 def _words(table: dict[str, str]) -> Callable[[str], str]:

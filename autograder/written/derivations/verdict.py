@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Literal
 
@@ -367,7 +367,7 @@ def _in_order(equations: tuple[Equation, ...], vocabulary: Vocabulary, later: bo
             if defined is None:
                 unread.append(equation)
             else:
-                vocabulary = _with_whole(defined_name(equation.left, defined) or "", defined, set(declared))
+                vocabulary = _with_whole(defined_name(equation.left, defined) or "", defined, declared)
         if len(unread) == len(pending):
             break
         pending = unread
@@ -418,7 +418,7 @@ def _defined(equation: Equation, vocabulary: Vocabulary, later: bool) -> Vocabul
     return vocabulary.with_entry_definition(*entry, node) if entry else vocabulary.with_definition(key, node)
 
 
-def _with_whole(key: str, vocabulary: Vocabulary, declared: set[str]) -> Vocabulary:
+def _with_whole(key: str, vocabulary: Vocabulary, declared: Container[str]) -> Vocabulary:
     """``vocabulary`` with, where ``key`` was defined as an entry of a vector or a diagonal of the
     answer's own that it does not define whole (``d_i = 1`` if ``z_i > 0``, ``D_{ii} = ...``), that
     vector (``1[z > 0]``) or its diagonal matrix."""
